@@ -1,0 +1,60 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Dependencies point one way, toward SentioCore:
+//   SentioCLI → Sentio (umbrella) → {Store, Reports, Backtest, Signals, Funds, Data, Indicators} → SentioCore → CSentioLinearAlgebra
+// The core knows nothing of CSV, SQLite or the command line.
+let package = Package(
+    name: "Sentio",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "Sentio", targets: ["Sentio"]),
+        .executable(name: "sentio", targets: ["SentioCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // OpenBLAS (CBLAS) and LAPACKE from Debian's libopenblas-dev and liblapacke-dev.
+        .systemLibrary(
+            name: "CSentioLinearAlgebra",
+            path: "Sources/CSentioLinearAlgebra",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev", "liblapacke-dev"])]
+        ),
+        .target(name: "SentioCore", dependencies: ["CSentioLinearAlgebra"]),
+        .target(name: "SentioData", dependencies: ["SentioCore"]),
+        .target(name: "SentioIndicators", dependencies: ["SentioCore"]),
+        .target(name: "SentioSignals", dependencies: ["SentioCore", "SentioIndicators"]),
+        .target(name: "SentioFunds", dependencies: ["SentioCore"]),
+        .target(name: "SentioBacktest", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioFunds"]),
+        .target(
+            name: "SentioStore",
+            dependencies: ["SentioCore", "SentioData", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
+        .target(
+            name: "Sentio",
+            dependencies: [
+                "SentioCore", "SentioData", "SentioIndicators", "SentioSignals", "SentioFunds",
+                "SentioBacktest", "SentioStore", "SentioReports",
+            ]
+        ),
+        .executableTarget(
+            name: "SentioCLI",
+            dependencies: ["Sentio", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
+        .target(name: "SentioTestSupport", dependencies: ["SentioCore"], path: "Tests/SentioTestSupport"),
+        .testTarget(name: "SentioCoreTests", dependencies: ["SentioCore", "SentioTestSupport"]),
+        .testTarget(name: "SentioDataTests", dependencies: ["SentioData", "SentioTestSupport"]),
+        .testTarget(name: "SentioIndicatorsTests", dependencies: ["SentioIndicators", "SentioData", "SentioTestSupport"]),
+        .testTarget(name: "SentioSignalsTests", dependencies: ["SentioSignals", "SentioData", "SentioTestSupport"]),
+        .testTarget(name: "SentioFundsTests", dependencies: ["SentioFunds", "SentioTestSupport"]),
+        .testTarget(name: "SentioBacktestTests", dependencies: ["SentioBacktest", "SentioData", "SentioTestSupport"]),
+        .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
+        .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),
+        .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioTestSupport"]),
+    ]
+)

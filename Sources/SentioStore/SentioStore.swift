@@ -1,0 +1,2 @@
+import SentioCore
+import GRDB
