@@ -10,6 +10,7 @@ Regenerate from the repository root:
 Numbers are written with '%.17g' so that they round-trip exactly; empty cell = not valid (NaN).
 """
 import os
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -104,6 +105,32 @@ for j, name in enumerate(("const", "b1", "b2", "b3")):
     cols["bse_" + name] = resl.bse[:, j]
 cols["rsquared"] = resl.rsquared
 cols["resid_std"] = np.sqrt(resl.mse_resid)
+
+
+def exact_ols(X, y):
+    """OLS coefficients in exact rational arithmetic (normal equations, Gauss-Jordan), as floats."""
+    Xq = [[Fraction(float(v)) for v in row] for row in X]
+    yq = [Fraction(float(v)) for v in y]
+    p = len(Xq[0])
+    A = [[sum(r[i] * r[j] for r in Xq) for j in range(p)] + [sum(r[i] * t for r, t in zip(Xq, yq))]
+         for i in range(p)]
+    for c in range(p):
+        piv = next(r for r in range(c, p) if A[r][c] != 0)
+        A[c], A[piv] = A[piv], A[c]
+        for r in range(p):
+            if r != c and A[r][c] != 0:
+                f = A[r][c] / A[c][c]
+                A[r] = [a - f * b for a, b in zip(A[r], A[c])]
+    return [float(A[i][p] / A[i][i]) for i in range(p)]
+
+
+# statsmodels works on the raw X'X here and loses digits on small coefficients (~1e-8 relative);
+# every 25th window also gets the exact (rational-arithmetic) coefficients as a sharper reference.
+exact = np.full((len(lev), 4), np.nan)
+for t in range(W - 1, len(lev), 25):
+    exact[t] = exact_ols(XL[t - W + 1:t + 1], lev["y"].to_numpy()[t - W + 1:t + 1])
+for j, name in enumerate(("const", "b1", "b2", "b3")):
+    cols["exact_" + name] = exact[:, j]
 write_csv("goog_rolling_ols_levels.csv", cols)
 
 print("talib", talib.__version__, "pandas", pd.__version__, "statsmodels", statsmodels.__version__,
