@@ -20,6 +20,9 @@ struct SignalModelOptions: ParsableArguments {
     @Option(name: .customLong("window"), help: ArgumentHelp("Regression window W: (feature, target) pairs per fit (count; default 120).", valueName: "N"))
     var regressionWindow: Int?
 
+    @Option(name: .customLong("reseed-interval"), help: ArgumentHelp("Regression updates between exact re-computations of the window moments (count; default 1000).", valueName: "N"))
+    var regressionReseedInterval: Int?
+
     @Option(name: .customLong("short-momentum"), help: ArgumentHelp("Short momentum lookback s: feature ln(C[t]/C[t-s]) (bars; default 5).", valueName: "N"))
     var shortMomentumPeriod: Int?
 
@@ -70,6 +73,7 @@ struct SignalModelOptions: ParsableArguments {
         }
         if let horizon { model.horizon = horizon }
         if let regressionWindow { model.regressionWindow = regressionWindow }
+        if let regressionReseedInterval { model.regressionReseedInterval = regressionReseedInterval }
         if let shortMomentumPeriod { model.shortMomentumPeriod = shortMomentumPeriod }
         if let mediumMomentumPeriod { model.mediumMomentumPeriod = mediumMomentumPeriod }
         if let rsiPeriod { model.rsiPeriod = rsiPeriod }

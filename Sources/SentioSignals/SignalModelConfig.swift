@@ -10,6 +10,10 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
     public var horizon: Int = 5
     /// Regression window `W`: the number of (feature, target) pairs in each fit.
     public var regressionWindow: Int = 120
+    /// Rolling-regression updates between exact re-computations of the window's moments (bounds rounding drift;
+    /// see `RollingRegression`). Larger values make the rare re-seed bar (O(W·k²)) rarer; results differ from an
+    /// exact fit only by rounding (~1e-13 relative).
+    public var regressionReseedInterval: Int = 1000
     /// Short momentum lookback `s`: feature `ln(Cₜ / Cₜ₋ₛ)`.
     public var shortMomentumPeriod: Int = 5
     /// Medium momentum lookback `m`: feature `ln(Cₜ / Cₜ₋ₘ)` (must exceed `s`).
@@ -68,6 +72,7 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
         try require(
             regressionWindow >= 2 * Self.parameterCount, "regressionWindow",
             "at least \(2 * Self.parameterCount) (twice the \(Self.parameterCount) regression parameters)", "\(regressionWindow)")
+        try require(regressionReseedInterval >= 1, "regressionReseedInterval", "at least 1", "\(regressionReseedInterval)")
         try require(shortMomentumPeriod >= 1, "shortMomentumPeriod", "at least 1", "\(shortMomentumPeriod)")
         try require(
             mediumMomentumPeriod > shortMomentumPeriod, "mediumMomentumPeriod",
@@ -90,7 +95,7 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case horizon, regressionWindow, shortMomentumPeriod, mediumMomentumPeriod, rsiPeriod, volumeWindow, atrPeriod
+        case horizon, regressionWindow, regressionReseedInterval, shortMomentumPeriod, mediumMomentumPeriod, rsiPeriod, volumeWindow, atrPeriod
         case buyScoreThreshold, sellScoreThreshold, minimumConfidence, rsiOverbought, rsiOversold
         case stopLossATRMultiple, overlapCorrection, strongConfidence, moderateConfidence
     }
@@ -120,6 +125,7 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
         }
         try read(.horizon, &config.horizon)
         try read(.regressionWindow, &config.regressionWindow)
+        try read(.regressionReseedInterval, &config.regressionReseedInterval)
         try read(.shortMomentumPeriod, &config.shortMomentumPeriod)
         try read(.mediumMomentumPeriod, &config.mediumMomentumPeriod)
         try read(.rsiPeriod, &config.rsiPeriod)

@@ -67,7 +67,8 @@ public struct SignalModelState: Sendable {
         volumeRatio = VolumeRatio(window: config.volumeWindow)
         closes = RingBuffer(capacity: Swift.max(config.mediumMomentumPeriod, config.horizon) + 1)
         featureRows = [Double](repeating: 0, count: (config.horizon + 1) * Self.featureCount)
-        regression = RollingRegression(window: config.regressionWindow, regressorCount: Self.featureCount)
+        regression = RollingRegression(
+            window: config.regressionWindow, regressorCount: Self.featureCount, reseedInterval: config.regressionReseedInterval)
         featureLookback = config.featureLookback
         firstSignalIndex = config.firstSignalIndex
         overlapFactor = config.overlapCorrection ? Double(config.horizon).squareRoot() : 1
