@@ -60,9 +60,8 @@ public enum OHLCVReader {
 
     /// Reads one file and returns the series with the lenient-mode report.
     public static func readWithReport(path: String, options: ReadOptions = .init()) throws(CSVError) -> ReadResult {
-        let bytes = try readFileBytes(path)
         let symbol = options.symbol ?? symbolFromPath(path)
-        return try bytes.withUnsafeBufferPointer { (buffer) throws(CSVError) -> ReadResult in
+        return try withFileBytes(path) { (buffer) throws(CSVError) -> ReadResult in
             try parse(buffer, file: path, symbol: symbol, lenient: options.lenient)
         }
     }
@@ -137,24 +136,30 @@ public enum OHLCVReader {
         return String(name)
     }
 
-    static func readFileBytes(_ path: String) throws(CSVError) -> [UInt8] {
-        guard let file = fopen(path, "rb") else {
-            throw .unreadable(file: path, reason: String(cString: strerror(errno)))
-        }
-        defer { fclose(file) }
+    /// Calls `body` with the file's bytes, memory-mapped read-only (no copy; pages come from the page cache).
+    static func withFileBytes<R>(
+        _ path: String, _ body: (UnsafeBufferPointer<UInt8>) throws(CSVError) -> R
+    ) throws(CSVError) -> R {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw .unreadable(file: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
         var status = stat()
-        guard fstat(fileno(file), &status) == 0 else {
+        guard fstat(descriptor, &status) == 0 else {
             throw .unreadable(file: path, reason: String(cString: strerror(errno)))
         }
         if (status.st_mode & S_IFMT) == S_IFDIR { throw .unreadable(file: path, reason: "is a directory") }
         let size = Int(status.st_size)
-        var readCount = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            readCount = size == 0 ? 0 : fread(buffer.baseAddress!, 1, size, file)
-            initialized = readCount
+        if size == 0 { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        #if os(Linux)
+        let flags = MAP_PRIVATE | MAP_POPULATE
+        #else
+        let flags = MAP_PRIVATE
+        #endif
+        guard let mapped = mmap(nil, size, PROT_READ, flags, descriptor, 0), mapped != MAP_FAILED else {
+            throw .unreadable(file: path, reason: String(cString: strerror(errno)))
         }
-        guard readCount == size else { throw .unreadable(file: path, reason: "short read") }
-        return bytes
+        defer { munmap(mapped, size) }
+        return try body(UnsafeBufferPointer(start: mapped.assumingMemoryBound(to: UInt8.self), count: size))
     }
 
     // MARK: - Parsing
@@ -295,6 +300,7 @@ public enum OHLCVReader {
         var skipped: [SkippedRow] = []
         var lastTimestamp = Int64.min
         var lastLine = 0
+        var dateCache = TimestampParser.DateCache()
 
         var starts = [Int](repeating: 0, count: columnCount)
         var ends = [Int](repeating: 0, count: columnCount)
@@ -323,7 +329,9 @@ public enum OHLCVReader {
                             throw .wrongColumnCount(file: file, line: line, expected: columnCount, found: found)
                         }
                         let timestamp: Int64
-                        switch TimestampParser.parse(b + s[timestampColumn], count: e[timestampColumn] - s[timestampColumn]) {
+                        switch TimestampParser.parse(
+                            b + s[timestampColumn], count: e[timestampColumn] - s[timestampColumn], cache: &dateCache)
+                        {
                         case .success(let t): timestamp = t
                         case .failure(let failure):
                             throw .invalidTimestamp(

@@ -82,21 +82,35 @@ struct MarketGeneratorTests {
     /// Daily-reset leverage: close[t] = round(close[t−1] · (1 ± 3 · (U[t]/U[t−1] − 1))), so the difference from
     /// the unrounded product is at most half a unit of the 4th decimal.
     @Test func bullAndBearDailyReturnsAreThreeTimesTheUnderlyings() throws {
-        let generator = try market(bars: 1_000, seed: 11)
+        let generator = try market(bars: 3_000, seed: 11)
         for pairIndex in generator.config.universe.indices {
             let generated = generator.generatePair(pairIndex)
             let u = generated.underlyingClose
             var worst = 0.0
             for t in 1..<u.count {
                 let underlyingReturn = u[t] / u[t - 1] - 1
-                worst = max(worst, abs(generated.bull.close[t] - generated.bull.close[t - 1] * (1 + 3 * underlyingReturn)))
-                worst = max(worst, abs(generated.bear.close[t] - generated.bear.close[t - 1] * (1 - 3 * underlyingReturn)))
+                let bullBase = generated.bull.close[t - 1] * (generated.bullReverseSplits.contains(t) ? 10 : 1)
+                let bearBase = generated.bear.close[t - 1] * (generated.bearReverseSplits.contains(t) ? 10 : 1)
+                worst = max(worst, abs(generated.bull.close[t] - bullBase * (1 + 3 * underlyingReturn)))
+                worst = max(worst, abs(generated.bear.close[t] - bearBase * (1 - 3 * underlyingReturn)))
             }
             #expect(worst <= 0.5e-4 * (1 + 1e-9), "\(generated.pair.bull)/\(generated.pair.bear): \(worst)")
             // And not trivially: the underlying actually moves.
             let moves = (1..<u.count).map { abs(u[$0] / u[$0 - 1] - 1) }
             #expect(moves.reduce(0, +) / Double(moves.count) > 0.003)
         }
+    }
+
+    @Test func reverseSplitsKeepLongRunsAwayFromZero() throws {
+        let generator = try market(bars: 5_000, seed: 11)
+        var splits = 0
+        for pairIndex in generator.config.universe.indices {
+            let generated = generator.generatePair(pairIndex)
+            splits += generated.bullReverseSplits.count + generated.bearReverseSplits.count
+            for series in [generated.bull, generated.bear] { #expect(series.close.min()! >= 0.1, "\(series.symbol)") }
+            for t in generated.bearReverseSplits { #expect(generated.bear.close[t - 1] < 1 && generated.bear.open[t] > 1) }
+        }
+        #expect(splits > 0)  // 20 years of 3x funds: some must have decayed below $1
     }
 
     /// Minute bars: the leverage resets daily, so the last bar of each day relates to the previous day's last bar.
