@@ -173,3 +173,22 @@ struct MarketGeneratorTests {
         #expect(abs(sumSquares / Double(n) - 1) < 0.02)
     }
 }
+
+@Suite("Committed sample market")
+struct SampleMarketTests {
+    /// `Data/market` must be exactly what its documented command produces, and must pass the strict reader.
+    @Test func dataMarketIsReproducibleAndValid() throws {
+        let directory = repositoryRoot.appendingPathComponent("Data/market").path
+        let committed = try OHLCVReader.readDirectory(directory)
+        #expect(committed.count == 12)
+        #expect(committed.allSatisfy { $0.count == 504 })
+
+        let generator = try MarketGenerator(config: MarketConfig(bars: 504, seed: 42, start: CivilDate(year: 2023, month: 1, day: 2)!))
+        let fresh = try temporaryDirectory()
+        for path in try generator.write(to: fresh.path) {
+            let name = (path as NSString).lastPathComponent
+            let expected = try Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent(name))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == expected, "\(name) differs from its regeneration")
+        }
+    }
+}
