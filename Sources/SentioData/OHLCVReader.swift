@@ -83,7 +83,8 @@ public enum OHLCVReader {
         try readAllWithReports(paths: paths, options: options).map(\.series)
     }
 
-    /// As ``readAll(paths:options:)``, keeping each file's lenient-mode report.
+    /// As ``readAll(paths:options:)``, keeping each file's lenient-mode report. Each series' symbol comes from its
+    /// file name (`options.symbol` is ignored here).
     public static func readAllWithReports(
         paths: [String], options: ReadOptions = .init()
     ) throws(CSVError) -> [ReadResult] {

@@ -278,3 +278,16 @@ struct OHLCVReaderTests {
         }
     }
 }
+
+@Suite("ByteWriter edge cases")
+struct ByteWriterEdgeTests {
+    @Test func nonFiniteAndHugeValuesFallBackToTheirDescription() {
+        var writer = ByteWriter()
+        writer.append(Double.nan, decimals: 4)
+        writer.append(UInt8(ascii: " "))
+        writer.append(1e300, decimals: 2)
+        writer.append(UInt8(ascii: " "))
+        writer.append(timestamp: -62_167_219_200 - 86_400, dateOnly: true)  // the day before 0000-01-01: no trap
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "nan 1e+300 -1-12-31")
+    }
+}
