@@ -275,7 +275,6 @@ public enum OHLCVReader {
             if !isBlank(header.0, header.1) { foundHeader = true; break }
         }
         guard foundHeader else { throw .emptyFile(file: file) }
-        let headerLine = lineNumber
 
         var headerStarts = [Int](repeating: 0, count: 4096)
         var headerEnds = [Int](repeating: 0, count: 4096)
@@ -388,7 +387,6 @@ public enum OHLCVReader {
                 }
             }
         }
-        _ = headerLine
         if series.isEmpty { throw .noRows(file: file, skipped: skipped.count) }
         return ReadResult(series: series, skipped: skipped)
     }
