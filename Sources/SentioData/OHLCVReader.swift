@@ -215,7 +215,7 @@ public enum OHLCVReader {
                 next = j
                 while next < lineEnd, b[next] != UInt8(ascii: ",") { next += 1 }
             } else {
-                var j = firstComma(b, from: s, to: lineEnd)
+                let j = firstComma(b, from: s, to: lineEnd)
                 next = j
                 e = j
                 while e > s, isSpace(b[e - 1]) { e -= 1 }

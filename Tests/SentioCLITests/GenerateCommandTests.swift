@@ -9,7 +9,7 @@ import Testing
 struct GenerateCommandTests {
     @Test func writesTheRequestedSymbolsAndBars() throws {
         let out = try temporaryDirectory().path
-        var command = try GenerateCommand.parse(["--symbols", "TQQQ, sqqq", "--bars", "7", "--freq", "minute", "--seed", "3", "--out", out])
+        let command = try GenerateCommand.parse(["--symbols", "TQQQ, sqqq", "--bars", "7", "--freq", "minute", "--seed", "3", "--out", out])
         try command.run()
         let series = try OHLCVReader.readDirectory(out)
         #expect(series.map(\.symbol) == ["SQQQ", "TQQQ"])
@@ -19,7 +19,7 @@ struct GenerateCommandTests {
 
     @Test func countTakesTheFirstSymbolsOfTheUniverse() throws {
         let out = try temporaryDirectory().path
-        var command = try GenerateCommand.parse(["--symbols", "3", "--bars", "2", "--out", out])
+        let command = try GenerateCommand.parse(["--symbols", "3", "--bars", "2", "--out", out])
         try command.run()
         #expect(try OHLCVReader.readDirectory(out).map(\.symbol) == ["SOXL", "SQQQ", "TQQQ"])
     }
