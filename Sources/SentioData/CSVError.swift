@@ -40,7 +40,8 @@ public enum CSVError: UserInputError, Equatable, Sendable {
     /// The 1-based line the error refers to, when it refers to one row.
     public var line: Int? {
         switch self {
-        case .unreadable, .emptyFile, .missingColumn, .noRows, .noCSVFiles: return nil
+        case .unreadable, .noRows, .noCSVFiles: return nil
+        case .emptyFile, .missingColumn: return 1
         case .wrongColumnCount(_, let line, _, _), .invalidNumber(_, let line, _, _), .notFinite(_, let line, _, _),
             .invalidTimestamp(_, let line, _, _, _), .negativePrice(_, let line, _, _),
             .highBelowLow(_, let line, _, _), .highBelowOpenClose(_, let line, _, _),

@@ -39,44 +39,39 @@ public enum DecimalParser {
             negative = p[i] == UInt8(ascii: "-")
             i += 1
         }
+        // Leading zeros carry no information; then every digit goes into the mantissa (it may wrap past 19
+        // significant digits, in which case the exact fallback below is used).
+        let integerStart = i
+        while i < count, p[i] == UInt8(ascii: "0") { i += 1 }
         var mantissa: UInt64 = 0
-        var significantDigits = 0
-        var exponent = 0
-        var sawDigit = false
-        var tooManyDigits = false
+        let significantStart = i
         while i < count {
             let d = p[i] &- 48
             if d >= 10 { break }
-            sawDigit = true
-            if significantDigits < 19 {
-                if mantissa != 0 || d != 0 {
-                    mantissa = mantissa &* 10 &+ UInt64(d)
-                    significantDigits += 1
-                }
-            } else {
-                tooManyDigits = true
-                exponent += 1
-            }
+            mantissa = mantissa &* 10 &+ UInt64(d)
             i += 1
         }
+        var significantDigits = i - significantStart
+        var sawDigit = i > integerStart
+        var exponent = 0
         if i < count, p[i] == UInt8(ascii: ".") {
             i += 1
+            let fractionStart = i
+            if significantDigits == 0 {
+                while i < count, p[i] == UInt8(ascii: "0") { i += 1 }
+            }
+            let fractionSignificantStart = i
             while i < count {
                 let d = p[i] &- 48
                 if d >= 10 { break }
-                sawDigit = true
-                if significantDigits < 19 {
-                    if mantissa != 0 || d != 0 {
-                        mantissa = mantissa &* 10 &+ UInt64(d)
-                        significantDigits += 1
-                    }
-                    exponent -= 1
-                } else {
-                    tooManyDigits = true
-                }
+                mantissa = mantissa &* 10 &+ UInt64(d)
                 i += 1
             }
+            significantDigits += i - fractionSignificantStart
+            exponent = fractionStart - i
+            sawDigit = sawDigit || i > fractionStart
         }
+        let tooManyDigits = significantDigits > 19
         guard sawDigit else { return nil }
         if i < count, p[i] | 0x20 == UInt8(ascii: "e") {
             i += 1

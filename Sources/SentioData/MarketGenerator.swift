@@ -142,6 +142,10 @@ public struct GeneratedPair: Sendable {
     public var underlyingClose: [Double]
     public var bull: OHLCVSeries
     public var bear: OHLCVSeries
+    /// Bar indices of the first bar after each 1-for-10 reverse split of the bull fund (prices are unadjusted).
+    public var bullReverseSplits: [Int]
+    /// As `bullReverseSplits`, for the bear fund.
+    public var bearReverseSplits: [Int]
 }
 
 /// A deterministic synthetic market of bull/bear leveraged ETF pairs.
@@ -157,7 +161,9 @@ public struct GeneratedPair: Sendable {
 ///   map is monotonic in `U`, so the bar's high and low come from the underlying's extremes and
 ///   `low ≤ min(open, close) ≤ max(open, close) ≤ high` holds, also after rounding (rounding is monotonic).
 ///   The underlying's intraday move is bounded to ±25% of its previous close so fund prices stay positive;
-///   rounded prices are at least one unit of the last decimal.
+///   rounded prices are at least one unit of the last decimal. Leveraged funds decay under volatility, so, as
+///   real ones do, a fund that closes below $1 does a 1-for-10 reverse split before the next open (prices are
+///   not split-adjusted; ``GeneratedPair`` lists the split bars). The committed two-year sample has none.
 /// - Volume (integer shares): the fund's typical volume × 1.8 in the volatile regime × a log-normal factor ×
 ///   (1 + k·|bar return|); minute bars follow a U-shaped intraday profile.
 ///
@@ -165,6 +171,11 @@ public struct GeneratedPair: Sendable {
 /// depend only on the seed, the start date, the frequency and its pair — not on which other symbols are asked.
 public struct MarketGenerator: Sendable {
     public let config: MarketConfig
+
+    /// A fund whose close falls below this price does a reverse split before the next open.
+    public static let reverseSplitBelow = 1.0
+    /// Shares merged per new share in a reverse split (prices are multiplied by this).
+    public static let reverseSplitRatio = 10.0
 
     /// - Throws: ``MarketConfigError`` for unknown or duplicate symbols, `bars < 1`, or bad decimals/leverage.
     public init(config: MarketConfig) throws(MarketConfigError) {
@@ -254,6 +265,7 @@ public struct MarketGenerator: Sendable {
         bear.reserveCapacity(total)
         var underlyingClose: [Double] = []
         underlyingClose.reserveCapacity(total)
+        var bullSplits: [Int] = [], bearSplits: [Int] = []
 
         var level = 100.0
         var bullBase = rounded(pair.bullStartPrice)
@@ -327,11 +339,22 @@ public struct MarketGenerator: Sendable {
                 underlyingClose.append(level)
                 produced += 1
             }
-            // The next day's leverage resets on the published (rounded) closes.
+            // The next day's leverage resets on the published (rounded) closes; a fund that closed below
+            // `reverseSplitBelow` does a 1-for-`reverseSplitRatio` reverse split before the next open.
             bullBase = lastBullClose
             bearBase = lastBearClose
+            if bullBase < Self.reverseSplitBelow {
+                bullBase = rounded(bullBase * Self.reverseSplitRatio)
+                bullSplits.append(produced)
+            }
+            if bearBase < Self.reverseSplitBelow {
+                bearBase = rounded(bearBase * Self.reverseSplitRatio)
+                bearSplits.append(produced)
+            }
             day = Self.businessDay(onOrAfter: CivilDate(daysSinceEpoch: day.daysSinceEpoch + 1))
         }
-        return GeneratedPair(pair: pair, underlyingClose: underlyingClose, bull: bull, bear: bear)
+        return GeneratedPair(
+            pair: pair, underlyingClose: underlyingClose, bull: bull, bear: bear,
+            bullReverseSplits: bullSplits.filter { $0 < total }, bearReverseSplits: bearSplits.filter { $0 < total })
     }
 }

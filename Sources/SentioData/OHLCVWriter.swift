@@ -82,6 +82,10 @@ public struct ByteWriter {
     @inline(__always) public mutating func append(_ value: Double, decimals: Int) {
         let scale = DecimalParser.exactPowersOfTen[decimals]
         let scaled = (value * scale).rounded()
+        guard abs(scaled) < 9.0e18 else {  // NaN, infinities and huge values: no fixed-point form
+            bytes.append(contentsOf: value.description.utf8)
+            return
+        }
         let negative = scaled < 0
         let q = UInt64(abs(scaled))
         if negative && q != 0 { append(UInt8(ascii: "-")) }
@@ -133,6 +137,11 @@ public struct ByteWriter {
         var divisor = 1
         for _ in 1..<width { divisor *= 10 }
         var v = value
+        if v < 0 {
+            append(UInt8(ascii: "-"))
+            appendUnsigned(UInt64(-v))
+            return
+        }
         if v >= divisor * 10 { appendUnsigned(UInt64(v)); return }
         while divisor > 0 {
             bytes.append(UInt8(v / divisor) + 48)

@@ -45,11 +45,26 @@ public enum TimestampParser {
         return v
     }
 
+    /// Remembers the last date parsed, so rows of the same day (intraday data) skip the calendar arithmetic.
+    public struct DateCache: Sendable {
+        var key: (UInt64, UInt16) = (0, 0)
+        var midnight: Int64 = 0
+        var valid = false
+        public init() {}
+    }
+
     /// Parses `count` bytes at `p`.
     public static func parse(_ p: UnsafePointer<UInt8>, count n: Int) -> Result<Int64, Failure> {
+        var cache = DateCache()
+        return parse(p, count: n, cache: &cache)
+    }
+
+    /// Parses `count` bytes at `p`, reusing `cache` when the date part equals the previous one's.
+    @inline(__always)
+    public static func parse(_ p: UnsafePointer<UInt8>, count n: Int, cache: inout DateCache) -> Result<Int64, Failure> {
         guard n > 0 else { return .failure(.malformed) }
         // Epoch seconds: all digits, optionally signed.
-        if n >= 10, p[4] == UInt8(ascii: "-") { return parseDate(p, n) }
+        if n >= 10, p[4] == UInt8(ascii: "-") { return parseDate(p, n, &cache) }
         do {
             var i = 0
             var negative = false
@@ -69,12 +84,22 @@ public enum TimestampParser {
         }
     }
 
-    private static func parseDate(_ p: UnsafePointer<UInt8>, _ n: Int) -> Result<Int64, Failure> {
-        guard n >= 10, p[4] == UInt8(ascii: "-"), p[7] == UInt8(ascii: "-"),
-            let year = digits(p, 0, 4), let month = digits(p, 5, 2), let day = digits(p, 8, 2)
-        else { return .failure(.malformed) }
-        guard let date = CivilDate(year: year, month: month, day: day) else { return .failure(.outOfRange) }
-        let midnight = date.epochSeconds
+    private static func parseDate(_ p: UnsafePointer<UInt8>, _ n: Int, _ cache: inout DateCache) -> Result<Int64, Failure> {
+        let raw = UnsafeRawPointer(p)
+        let key = (raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+        let midnight: Int64
+        if cache.valid, cache.key == key {
+            midnight = cache.midnight
+        } else {
+            guard n >= 10, p[4] == UInt8(ascii: "-"), p[7] == UInt8(ascii: "-"),
+                let year = digits(p, 0, 4), let month = digits(p, 5, 2), let day = digits(p, 8, 2)
+            else { return .failure(.malformed) }
+            guard let date = CivilDate(year: year, month: month, day: day) else { return .failure(.outOfRange) }
+            midnight = date.epochSeconds
+            cache.key = key
+            cache.midnight = midnight
+            cache.valid = true
+        }
         if n == 10 { return .success(midnight) }
 
         let separator = p[10]

@@ -56,22 +56,35 @@ public struct RelativeStrengthIndex: Sendable {
         }
         let change = close - previousClose
         previousClose = close
+        if index > period { return smooth(change) }
+        // Seed: sums of the first `period` gains and losses, then their means.
         // TA-Lib 0.8's branch-free split: gain = max(Δ, 0), loss = gain − Δ.
         let gain = change > 0 ? change : 0
-        if index > period {
-            averageLoss *= periodValue - 1
-            averageGain *= periodValue - 1
-            averageGain += gain
-            averageLoss += gain - change
-            averageLoss *= inversePeriod
-            averageGain *= inversePeriod
-        } else {
-            averageGain += gain
-            averageLoss += gain - change
-            if index < period { return nil }
-            averageLoss *= inversePeriod
-            averageGain *= inversePeriod
-        }
+        averageGain += gain
+        averageLoss += gain - change
+        guard index == period else { return nil }
+        averageLoss *= inversePeriod
+        averageGain *= inversePeriod
+        return currentValue
+    }
+
+    /// One Wilder smoothing step after the seed, the recurrence shared by ``update(_:)`` and the
+    /// batch function: `avg *= n−1; avg += x; avg *= 1/n` (TA-Lib's order).
+    @inlinable @inline(__always)
+    mutating func smooth(_ change: Double) -> Double {
+        let gain = change > 0 ? change : 0
+        averageLoss *= periodValue - 1
+        averageGain *= periodValue - 1
+        averageGain += gain
+        averageLoss += gain - change
+        averageLoss *= inversePeriod
+        averageGain *= inversePeriod
+        return currentValue
+    }
+
+    /// `100·avgG/(avgG + avgL)`, or the flat-market value.
+    @inlinable @inline(__always)
+    var currentValue: Double {
         let total = averageGain + averageLoss
         return total == 0 ? Self.flatMarketValue : 100.0 * (averageGain / total)
     }
@@ -88,8 +101,23 @@ public struct RelativeStrengthIndex: Sendable {
 /// - Returns: values valid from index `period`; see ``RelativeStrengthIndex`` for the formula and
 ///   the flat-market convention (50).
 public func relativeStrengthIndex(_ close: [Double], period: Int = 14) -> IndicatorSeries {
-    var state = RelativeStrengthIndex(period: period)
-    return close.withUnsafeBufferPointer { input in
-        collectSeries(count: input.count, lookback: period) { state.update(input[$0]) }
+    let count = close.count
+    let values = [Double](unsafeUninitializedCapacity: count) { out, initialized in
+        close.withUnsafeBufferPointer { input in
+            var state = RelativeStrengthIndex(period: period)  // a local, so it lives in registers
+            // Warm-up and seed through `update`, then the stable zone through the same `smooth`
+            // step `update` uses, without its per-bar phase test.
+            let seedEnd = min(period + 1, count)
+            for i in 0..<seedEnd { out[i] = state.update(input[i]) ?? .nan }
+            guard count > seedEnd else { return }
+            var previous = input[seedEnd - 1]
+            for i in seedEnd..<count {
+                let x = input[i]
+                out[i] = state.smooth(x - previous)
+                previous = x
+            }
+        }
+        initialized = count
     }
+    return IndicatorSeries(values: values, firstValidIndex: period)
 }

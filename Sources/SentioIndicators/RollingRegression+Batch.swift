@@ -48,27 +48,31 @@ public func rollingRegression(
     }
     var state = RollingRegression(window: window, regressorCount: k, reseedInterval: reseedInterval)
     let p = k + 1
-    var coefficients = [Double](repeating: .nan, count: p * n)
+    let column = [Double](repeating: .nan, count: n)
+    var coefficients = [[Double]](repeating: column, count: p)
     var standardErrors = coefficients, tStatistics = coefficients
-    var rSquared = [Double](repeating: .nan, count: n), residualSD = rSquared
+    var rSquared = column, residualSD = column
     var status = [RegressionWindowStatus](repeating: .warmingUp, count: n)
     var row = [Double](repeating: 0, count: k)
+    let L = state.layout
     for t in 0..<n {
         for j in 0..<k { row[j] = regressors[j][t] }
         let outcome = row.withUnsafeBufferPointer { state.update(y: y[t], regressors: $0) }
         status[t] = outcome
         guard outcome != .warmingUp else { continue }
-        for j in 0..<p {
-            coefficients[j * n + t] = state.coefficient(j)
-            standardErrors[j * n + t] = state.standardError(j)
-            tStatistics[j * n + t] = state.tStatistic(j)
+        // Copy the state's outputs (read straight from its storage: no accessor checks per value).
+        state.storage.withUnsafeBufferPointer { s in
+            for j in 0..<p {
+                coefficients[j][t] = s[L.coefficients + j]
+                standardErrors[j][t] = s[L.standardErrors + j]
+                tStatistics[j][t] = s[L.tStatistics + j]
+            }
+            rSquared[t] = s[L.rSquared]
+            residualSD[t] = s[L.residualSD]
         }
-        rSquared[t] = state.rSquared
-        residualSD[t] = state.residualStandardDeviation
     }
-    func split(_ flat: [Double]) -> [[Double]] { (0..<p).map { Array(flat[($0 * n)..<(($0 + 1) * n)]) } }
     return RollingRegressionSeries(
         window: window, firstValidIndex: min(window - 1, n),
-        coefficients: split(coefficients), standardErrors: split(standardErrors), tStatistics: split(tStatistics),
+        coefficients: coefficients, standardErrors: standardErrors, tStatistics: tStatistics,
         rSquared: rSquared, residualStandardDeviation: residualSD, status: status)
 }
