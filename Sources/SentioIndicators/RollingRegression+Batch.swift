@@ -48,7 +48,7 @@ public func rollingRegression(
     }
     var state = RollingRegression(window: window, regressorCount: k, reseedInterval: reseedInterval)
     let p = k + 1
-    let column = [Double](repeating: .nan, count: n)
+    let column = makeDoubleArray(count: n) { $0.initialize(repeating: .nan) }
     var coefficients = [[Double]](repeating: column, count: p)
     var standardErrors = coefficients, tStatistics = coefficients
     var rSquared = column, residualSD = column
