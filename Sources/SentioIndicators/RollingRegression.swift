@@ -39,7 +39,8 @@ public enum RegressionWindowStatus: UInt8, Sendable, Equatable {
 ///
 /// **Degenerate windows** are not an error for the whole series: the window's outputs are NaN
 /// and its status is ``RegressionWindowStatus/singular`` when a regressor's centered sum of squares
-/// `Cᵢᵢ ≤ 10⁻¹²·W·max(xᵢ²)` (constant over the window, up to rounding) or a Cholesky pivot falls
+/// `Cᵢᵢ ≤ 10⁻¹²·W·max xᵢ²` (the largest `xᵢ²` seen since the last re-seed: constant over the
+/// window, up to rounding) or a Cholesky pivot falls
 /// below `10⁻¹⁰` of its diagonal (collinear regressors). A window containing a non-finite value has
 /// status ``RegressionWindowStatus/nonFiniteInput`` and NaN outputs; estimation resumes (with an
 /// exact re-seed) once the value has left the window. A window whose `y` is constant has `R² = NaN`.
@@ -107,7 +108,8 @@ public struct RollingRegression: Sendable {
     public var lookback: Int { window - 1 }
 
     /// Adds the row `(y, x₁ … x_k)`, dropping the oldest once `window` rows are held, and
-    /// estimates the window. O(k²) amortized, no allocation.
+    /// estimates the window: O(k²) for the update (amortized over re-seeds), O(k³) for the k×k
+    /// solve, no allocation.
     ///
     /// - Returns: the window's status; read the estimates with ``coefficient(_:)`` etc.
     @discardableResult
