@@ -180,7 +180,14 @@ struct SignalsCommand: ParsableCommand {
             }
             for skipped in result.skipped { printError("warning: skipped \(skipped.description)") }
         }
-        let perSymbol = try results.map { try SignalModel.evaluate($0.series, config: config) }
+        let files = try OHLCVReader.expand(paths: inputs)
+        let perSymbol = try zip(results, files).map { result, file in
+            do {
+                return try SignalModel.evaluate(result.series, config: config)
+            } catch let error as SignalInputError {
+                throw UsageError("\(file): \(error.description)")
+            }
+        }
 
         let text: String
         switch (history, format) {

@@ -12,14 +12,15 @@ public enum SignalInputError: UserInputError, Equatable {
     /// The bar's timestamp is not after the previous bar's.
     case nonIncreasingTimestamp(symbol: String, barIndex: Int, previous: Int64, timestamp: Int64)
     /// A price or the volume is NaN, infinite, negative (or a price is zero).
-    case invalidValue(symbol: String, barIndex: Int, field: String, value: Double)
+    case invalidValue(symbol: String, barIndex: Int, timestamp: Int64, field: String, value: Double)
 
     public var description: String {
         switch self {
         case let .nonIncreasingTimestamp(symbol, barIndex, previous, timestamp):
             return "\(symbol): bar \(barIndex): timestamp \(iso8601(epochSeconds: timestamp)) is not after the previous bar's \(iso8601(epochSeconds: previous))"
-        case let .invalidValue(symbol, barIndex, field, value):
-            return "\(symbol): bar \(barIndex): field '\(field)' is \(value); prices must be finite and positive, volume finite and non-negative"
+        case let .invalidValue(symbol, barIndex, timestamp, field, value):
+            return "\(symbol): bar \(barIndex) (\(iso8601(epochSeconds: timestamp))): field '\(field)' is \(value); "
+                + "the signal model needs finite positive prices (log returns) and a finite non-negative volume"
         }
     }
 }
@@ -93,15 +94,15 @@ public struct SignalModelState: Sendable {
         if bar.timestamp <= previousTimestamp {
             throw .nonIncreasingTimestamp(symbol: symbol, barIndex: barIndex, previous: previousTimestamp, timestamp: bar.timestamp)
         }
-        if !(bar.close > 0 && bar.close.isFinite) { throw invalid("close", bar.close) }
-        if !(bar.high > 0 && bar.high.isFinite) { throw invalid("high", bar.high) }
-        if !(bar.low > 0 && bar.low.isFinite) { throw invalid("low", bar.low) }
-        if !(bar.volume >= 0 && bar.volume.isFinite) { throw invalid("volume", bar.volume) }
+        if !(bar.close > 0 && bar.close.isFinite) { throw invalid("close", bar.close, bar.timestamp) }
+        if !(bar.high > 0 && bar.high.isFinite) { throw invalid("high", bar.high, bar.timestamp) }
+        if !(bar.low > 0 && bar.low.isFinite) { throw invalid("low", bar.low, bar.timestamp) }
+        if !(bar.volume >= 0 && bar.volume.isFinite) { throw invalid("volume", bar.volume, bar.timestamp) }
     }
 
     @inline(never)
-    func invalid(_ field: String, _ value: Double) -> SignalInputError {
-        .invalidValue(symbol: symbol, barIndex: barIndex, field: field, value: value)
+    func invalid(_ field: String, _ value: Double, _ timestamp: Int64) -> SignalInputError {
+        .invalidValue(symbol: symbol, barIndex: barIndex, timestamp: timestamp, field: field, value: value)
     }
 
     /// The update step shared by streaming and batch evaluation (inputs already checked).

@@ -138,6 +138,18 @@ struct SignalsCLITests {
         #expect(run.stderr.contains("BAD.csv") && run.stderr.contains("3") && run.stderr.contains("close"), "\(run.stderr)")
     }
 
+    @Test func zeroPriceNamesFileBarAndField() throws {
+        // The CSV reader accepts a zero price; the model cannot take its logarithm.
+        let directory = try temporaryDirectory()
+        let file = directory.appendingPathComponent("ZERO.csv").path
+        try Data("timestamp,open,high,low,close,volume\n2024-01-02,1,2,0.5,1.5,100\n2024-01-03,0,0,0,0,100\n".utf8)
+            .write(to: URL(fileURLWithPath: file))
+        let run = try runSentio(["signals", file])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("ZERO.csv") && run.stderr.contains("bar 1 (2024-01-03T00:00:00Z)")
+            && run.stderr.contains("field 'close'"), "\(run.stderr)")
+    }
+
     @Test func badConfigFileNamesFileAndKey() throws {
         let directory = try temporaryDirectory()
         let path = directory.appendingPathComponent("model.json").path

@@ -138,7 +138,7 @@ struct SignalModelPropertyTests {
         #expect(throws: SignalInputError.nonIncreasingTimestamp(symbol: "B", barIndex: 1, previous: 100, timestamp: 100)) {
             try state.update(Bar(timestamp: 100, open: 10, high: 11, low: 9, close: 10, volume: 5))
         }
-        #expect(throws: SignalInputError.invalidValue(symbol: "B", barIndex: 1, field: "close", value: -1)) {
+        #expect(throws: SignalInputError.invalidValue(symbol: "B", barIndex: 1, timestamp: 200, field: "close", value: -1)) {
             try state.update(Bar(timestamp: 200, open: 10, high: 11, low: 9, close: -1, volume: 5))
         }
         do {
