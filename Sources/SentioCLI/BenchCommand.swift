@@ -58,10 +58,11 @@ struct BenchCommand: ParsableCommand {
             + signal construction; the English texts are generated lazily at output time and are not timed) with the \
             monotonic clock (clock_gettime CLOCK_MONOTONIC), bars fed tick by tick across symbols. Reports the \
             percentiles of the per-update latency (nearest rank; each includes one clock read, ~20 ns), updates per \
-            second from a second, untimed-per-update pass (total updates / total time), and allocations per update: \
-            Swift heap allocations counted through the Swift runtime's swift_allocObject hook during the timed pass \
-            (class instances, array and string buffers, boxes; C mallocs inside BLAS are not seen; the ordo-one \
-            benchmark in Benchmarks/ counts every malloc). The table also shows the full tick (all symbols) latency.
+            second from a second, untimed-per-update pass (total updates / total time), and allocations per \
+            update: every malloc/calloc/realloc/memalign-family call during the post-warm-up updates, counted by \
+            glibc's allocation hooks in a child run of the same command with libc_malloc_debug.so.0 preloaded \
+            (null when that library is missing or the hooks do not fire). The table also shows the full tick (all \
+            symbols) latency and the clock overhead.
             JSON keys: symbols, bars, updates, p50Nanoseconds, p90Nanoseconds, p99Nanoseconds, p999Nanoseconds, \
             maxNanoseconds, updatesPerSecond, allocationsPerUpdate.
             """
