@@ -20,7 +20,11 @@ enum BenchWorkload: String, CaseIterable, ExpressibleByArgument {
     case backtestSentio = "backtest-sentio"
 
     /// Workloads implemented so far.
-    static let available: [BenchWorkload] = [.signals]
+    static let available: [BenchWorkload] = [.signals, .csv, .rsi, .volumeRatio, .rollingOLS]
+
+    /// Whether this is a throughput workload (warm-up + repeated timed runs, `ThroughputReport`), as opposed to
+    /// the `signals` latency workload.
+    var isThroughput: Bool { self != .signals }
 }
 
 /// Output format of `sentio bench`.
@@ -65,6 +69,19 @@ struct BenchCommand: ParsableCommand {
             symbols) latency and the clock overhead.
             JSON keys: symbols, bars, updates, p50Nanoseconds, p90Nanoseconds, p99Nanoseconds, p999Nanoseconds, \
             maxNanoseconds, updatesPerSecond, allocationsPerUpdate.
+
+            Throughput workloads (all others): inputs are read (--input) or generated (minute bars, --seed) first, \
+            then one untimed warm-up run and --repeat timed runs of the same in-memory work (monotonic clock). \
+            JSON keys: workload, size, repeats, medianSeconds, minSeconds, maxSeconds, throughputPerSecond (work \
+            items per second at the median), checksum (a documented reduction of the outputs, identical in every \
+            run; sums are Neumaier-compensated over finite values).
+            csv: OHLCVReader.read of one file (parse, validate, build columns); size = rows; checksum = sum of closes.
+            rsi: RSI(14) batch over --size closes; checksum = sum of valid values. \
+            volume-ratio: volume ratio (window 20) over --size volumes; checksum = sum of finite values. \
+            rsi/volume-ratio/rolling-ols take the column of the --input files concatenated in the order given.
+            rolling-ols: rolling OLS, window 60, intercept + 3 regressors: y[t] = r[t+3], xj[t] = r[t+3-j] with \
+            r[i] = log(c[i+1]/c[i]) over --size + 4 closes; throughput in windows (size - 59); checksum = sum of \
+            all finite coefficients.
             """
     )
 
@@ -92,12 +109,36 @@ struct BenchCommand: ParsableCommand {
     @OptionGroup(title: "Model parameters (signals workload)")
     var model: SignalModelOptions
 
+    @Option(help: ArgumentHelp(
+        "Throughput workloads: work per run (count; defaults: csv 1000000 rows, rsi and volume-ratio 10000000 values, rolling-ols 1000000 rows, xirr 100000 series, backtest-rsi and backtest-sentio 1000000 bars per symbol).",
+        valueName: "N"))
+    var size: Int?
+
+    @Option(name: .customLong("repeat"), help: ArgumentHelp(
+        "Throughput workloads: timed runs after one untimed warm-up run (count; default 5).", valueName: "R"))
+    var repeats: Int?
+
+    @Option(help: ArgumentHelp(
+        "Throughput workloads: read inputs from this CSV file or directory instead of generating them; repeat for several files, used in the order given (default: generated, seed --seed).",
+        valueName: "PATH"))
+    var input: [String] = []
+
+    @Option(help: .hidden)
+    var dump: String?
+
     func validate() throws {
         guard let kind = BenchWorkload(rawValue: workload) else {
             throw ValidationError("unknown workload '\(workload)'; workloads: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard BenchWorkload.available.contains(kind) else {
             throw ValidationError("workload '\(workload)' is not yet available; available: \(BenchWorkload.available.map(\.rawValue).joined(separator: ", "))")
+        }
+        if kind.isThroughput {
+            try validateThroughput(kind)
+            return
+        }
+        for (flag, given) in [("--size", size != nil), ("--repeat", repeats != nil), ("--input", !input.isEmpty), ("--dump", dump != nil)] where given {
+            throw ValidationError("\(flag) applies to the throughput workloads, not to signals (use --bars and --data)")
         }
         guard (1...12).contains(symbols) else { throw ValidationError("--symbols must be in 1...12, got \(symbols)") }
         guard bars >= 2 else { throw ValidationError("--bars must be at least 2, got \(bars)") }
@@ -120,8 +161,12 @@ struct BenchCommand: ParsableCommand {
             case .json: print(BenchCommand.json(result.report))
             case .table: print(result.table)
             }
-        default:
-            throw UsageError("workload '\(workload)' is not yet available")
+        case let kind:
+            let report = try runThroughput(kind)
+            switch format {
+            case .json: print(report.json)
+            case .table: print(throughputTable(report, kind))
+            }
         }
     }
 

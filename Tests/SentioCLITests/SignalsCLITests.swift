@@ -117,7 +117,7 @@ struct SignalsCLITests {
         (["signals", "Data/market", "--format", "xml"], "xml"),
         (["signals", "Data/market", "--config", "no-such-config.json"], "no-such-config.json"),
         (["signals", "Data/market/TQQQ.csv", "Data/market/TQQQ.csv"], "TQQQ appears in more than one input"),
-        (["bench", "rsi"], "not yet available"),
+        (["bench", "rsi", "--size", "0"], "--size must be at least 1"),
         (["bench", "nope"], "unknown workload 'nope'"),
         (["bench", "signals", "--symbols", "13"], "--symbols"),
     ])
