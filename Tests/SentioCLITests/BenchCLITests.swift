@@ -1,0 +1,196 @@
+import Foundation
+import SentioTestSupport
+import Testing
+
+@testable import Sentio
+@testable import SentioCLI
+
+/// Runs the built `sentio` binary and captures its output (as SignalsCLITests does).
+private func runSentio(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let directories: [URL] = [
+        Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        repositoryRoot.appendingPathComponent(".build/debug"),
+    ]
+    var candidates: [String] = directories.map { $0.appendingPathComponent("sentio").path }
+    if let explicit = ProcessInfo.processInfo.environment["SENTIO_BINARY"] { candidates.insert(explicit, at: 0) }
+    guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw BenchTestError("sentio binary not found; build it with `swift build` (tried \(candidates))")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
+
+private struct BenchTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+private let sampleFiles = ["TQQQ", "SQQQ"].map { repositoryRoot.appendingPathComponent("Data/market/\($0).csv").path }
+
+private let reportKeys: Set<String> = [
+    "workload", "size", "repeats", "medianSeconds", "minSeconds", "maxSeconds", "throughputPerSecond", "checksum",
+]
+
+/// Parses a throughput report and checks the invariants every report must satisfy.
+private func parseReport(_ stdout: String, workload: String, size: Int, repeats: Int) throws -> [String: Any] {
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any], "\(stdout)")
+    #expect(Set(object.keys) == reportKeys)
+    #expect(object["workload"] as? String == workload)
+    #expect(object["size"] as? Int == size)
+    #expect(object["repeats"] as? Int == repeats)
+    let minimum = try #require(object["minSeconds"] as? Double)
+    let median = try #require(object["medianSeconds"] as? Double)
+    let maximum = try #require(object["maxSeconds"] as? Double)
+    #expect(minimum > 0 && minimum <= median && median <= maximum)
+    let throughput = try #require(object["throughputPerSecond"] as? Double)
+    #expect(throughput > 0 && throughput.isFinite)
+    #expect(object["checksum"] is NSNumber)
+    return object
+}
+
+/// Reads a `--dump` file (raw little-endian float64).
+private func readDump(_ path: String) throws -> [Double] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    #expect(data.count % 8 == 0)
+    return stride(from: 0, to: data.count, by: 8).map { offset in
+        Double(bitPattern: data[offset..<(offset + 8)].withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) })
+    }
+}
+
+/// Plain sum of finite values, computed independently of the command's compensated sum.
+private func plainFiniteSum(_ values: [Double]) -> Double { values.filter(\.isFinite).reduce(0, +) }
+
+private func sameNaNsAndValues(_ a: [Double], _ b: [Double]) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { $0.isNaN ? $1.isNaN : $0 == $1 }
+}
+
+@Suite("sentio bench throughput workloads")
+struct BenchCLITests {
+    @Test func csvReadsTheInputFileAndDumpsItsCloses() throws {
+        let dump = try temporaryDirectory().appendingPathComponent("closes.f64").path
+        let run = try runSentio(["bench", "csv", "--input", sampleFiles[0], "--repeat", "2", "--format", "json", "--dump", dump])
+        #expect(run.status == 0, "\(run.stderr)")
+        let series = try OHLCVReader.read(path: sampleFiles[0])
+        let report = try parseReport(run.stdout, workload: "csv", size: series.count, repeats: 2)
+        let checksum = try #require(report["checksum"] as? Double)
+        expectClose(checksum, plainFiniteSum(series.close), relative: 1e-12)
+        #expect(try readDump(dump) == series.close)
+    }
+
+    @Test func csvGeneratesItsInputWhenNoneIsGiven() throws {
+        let run = try runSentio(["bench", "csv", "--size", "300", "--repeat", "1", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try parseReport(run.stdout, workload: "csv", size: 300, repeats: 1)
+        let generated = try MarketGenerator(config: MarketConfig(symbols: ["TQQQ"], bars: 300, frequency: .minute, seed: 42)).generate()[0]
+        // The generator rounds prices to 4 decimals when it writes the CSV.
+        let rounded = generated.close.map { ($0 * 10_000).rounded() / 10_000 }
+        expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(rounded), relative: 1e-9)
+    }
+
+    @Test func rsiOverConcatenatedInputsMatchesTheBatchFunction() throws {
+        let dump = try temporaryDirectory().appendingPathComponent("rsi.f64").path
+        let size = 700  // crosses from the first file into the second
+        let run = try runSentio(["bench", "rsi", "--size", "\(size)", "--input", sampleFiles[0], "--input", sampleFiles[1],
+                                 "--repeat", "3", "--format", "json", "--dump", dump])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try parseReport(run.stdout, workload: "rsi", size: size, repeats: 3)
+        let closes = try Array(sampleFiles.flatMap { try OHLCVReader.read(path: $0).close }.prefix(size))
+        let expected = relativeStrengthIndex(closes, period: 14)
+        let dumped = try readDump(dump)
+        #expect(sameNaNsAndValues(dumped, expected.values))
+        let lookbackIsNaN = dumped.prefix(14).allSatisfy { $0.isNaN }
+        #expect(lookbackIsNaN && !dumped[14].isNaN)
+        expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(expected.values), relative: 1e-12)
+    }
+
+    @Test func volumeRatioMatchesTheBatchFunction() throws {
+        let dump = try temporaryDirectory().appendingPathComponent("vr.f64").path
+        let run = try runSentio(["bench", "volume-ratio", "--size", "500", "--input", sampleFiles[0], "--repeat", "1",
+                                 "--format", "json", "--dump", dump])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try parseReport(run.stdout, workload: "volume-ratio", size: 500, repeats: 1)
+        let volumes = Array(try OHLCVReader.read(path: sampleFiles[0]).volume.prefix(500))
+        let expected = volumeRatio(volumes, window: 20)
+        #expect(sameNaNsAndValues(try readDump(dump), expected.values))
+        expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(expected.values), relative: 1e-12)
+    }
+
+    @Test func rollingOLSRegressesReturnsOnTheirLags() throws {
+        let dump = try temporaryDirectory().appendingPathComponent("ols.f64").path
+        let size = 400
+        let run = try runSentio(["bench", "rolling-ols", "--size", "\(size)", "--input", sampleFiles[0], "--repeat", "1",
+                                 "--format", "json", "--dump", dump])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try parseReport(run.stdout, workload: "rolling-ols", size: size, repeats: 1)
+        #expect(report["throughputPerSecond"] as? Double ?? 0 > 0)
+        // The documented design, built here independently: y[t] = r[t+3], xj[t] = r[t+3-j].
+        let c = try OHLCVReader.read(path: sampleFiles[0]).close
+        let r = (0..<(size + 3)).map { log(c[$0 + 1] / c[$0]) }
+        let y = (0..<size).map { r[$0 + 3] }
+        let x = [1, 2, 3].map { j in (0..<size).map { r[$0 + 3 - j] } }
+        let expected = rollingRegression(y, regressors: x, window: 60)
+        let dumped = try readDump(dump)
+        #expect(dumped.count == size * 4)
+        for t in [59, 200, size - 1] {
+            for j in 0..<4 { #expect(dumped[t * 4 + j] == expected.coefficients[j][t]) }
+        }
+        let warmUpIsNaN = dumped.prefix(59 * 4).allSatisfy { $0.isNaN }
+        #expect(warmUpIsNaN)
+        let all = expected.coefficients.flatMap { $0 }
+        expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(all), relative: 1e-9)
+    }
+
+    @Test func tableFormatShowsTheMedianAndThroughput() throws {
+        let run = try runSentio(["bench", "rsi", "--size", "1000", "--repeat", "2"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("sentio bench rsi: size 1000") && run.stdout.contains("median")
+            && run.stdout.contains("values/s"), "\(run.stdout)")
+    }
+
+    @Test(arguments: [
+        (["bench", "nope"], "unknown workload 'nope'"),
+        (["bench", "rsi", "--size", "0"], "--size must be at least 1"),
+        (["bench", "csv", "--repeat", "0"], "--repeat must be at least 1"),
+        (["bench", "rolling-ols", "--size", "10"], "at least 60"),
+        (["bench", "rsi", "--input", "no/such/file.csv"], "no/such/file.csv"),
+        (["bench", "rsi", "--size", "600", "--input", "Data/market/TQQQ.csv"], "the inputs hold only 504"),
+        (["bench", "csv", "--size", "7", "--input", "Data/market/TQQQ.csv"], "has 504 rows"),
+        (["bench", "csv", "--input", "Data/market/TQQQ.csv", "--input", "Data/market/SQQQ.csv"], "exactly one file"),
+        (["bench", "signals", "--repeat", "3"], "--repeat applies to the throughput workloads"),
+        (["bench", "rsi", "--format", "xml"], "xml"),
+    ])
+    func badOptionsExitWith2(arguments: [String], message: String) throws {
+        let run = try runSentio(arguments)
+        #expect(run.status == 2, "\(arguments): status \(run.status), stderr \(run.stderr)")
+        #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func badCSVInputNamesFileAndLine() throws {
+        let file = try temporaryDirectory().appendingPathComponent("BAD.csv").path
+        try Data("timestamp,open,high,low,close,volume\n2024-01-02,1,2,0.5,1.5,100\n2024-01-03,1,2,0.5,abc,100\n".utf8)
+            .write(to: URL(fileURLWithPath: file))
+        let run = try runSentio(["bench", "csv", "--input", file])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("BAD.csv") && run.stderr.contains("3") && run.stderr.contains("close"), "\(run.stderr)")
+    }
+
+    @Test func compensatedSumIsExactWhereThePlainSumIsNot() {
+        // 1 + 1e-16 * 10 + (-1): the plain left-to-right sum loses the small terms.
+        let values = [1.0] + [Double](repeating: 1e-16, count: 10) + [-1.0, .nan, .infinity]
+        let small = (0..<10).reduce(0.0) { sum, _ in sum + 1e-16 }
+        expectClose(compensatedFiniteSum(values), small, relative: 1e-12)
+        #expect(plainFiniteSum(values) == 0)
+    }
+}
