@@ -460,6 +460,9 @@ def render_table(results, machine):
     lines.append(f"Machine: {machine['nproc']} CPUs ({machine['cpu']}), {machine['memoryGiB']} GiB RAM, "
                  f"{machine['os']}, Python {machine['python']}; load average at start "
                  f"{machine['loadAverageAtStart'][0]:.2f}, at end {machine['loadAverageAtEnd'][0]:.2f}.")
+    if machine.get("previousRuns"):
+        lines.append(f"Rows come from {len(machine['previousRuns']) + 1} runs of the harness (run.sh --only ... --update); "
+                     "each row's measuredAt and loadAverage1m are in results.json.")
     return "\n".join(lines)
 
 
@@ -469,6 +472,8 @@ def main():
     parser.add_argument("--work", default=os.path.join(HERE, "work"), help="directory for generated inputs")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (about 3 minutes instead of ~12)")
     parser.add_argument("--only", default="", help="comma-separated workloads: " + ",".join(n for n, _ in WORKLOADS))
+    parser.add_argument("--update", action="store_true",
+                        help="with --only: keep the other workloads' rows of the existing results file")
     parser.add_argument("--output", default=os.path.join(HERE, "results.json"), help="JSON results path")
     args = parser.parse_args()
 
@@ -488,19 +493,35 @@ def main():
             continue
         log(f"workload {name}")
         try:
-            results.extend(fn(sentio, inputs, sizes, repeats))
+            rows = fn(sentio, inputs, sizes, repeats)
         except Skipped as skipped:
             log(f"  skipped: {skipped}")
-            results.append(dict(workload=name, skipped=str(skipped)))
-        for r in results[-2:]:
-            if not r.get("skipped") and r["workload"]:
-                log(f"  {r['workload']}: peer {fmt_seconds(r['peerMedianSeconds'])}, "
-                    f"sentio {fmt_seconds(r['sentioMedianSeconds'])}; {r['agreement']}")
+            results.append(dict(key=name, workload=name, skipped=str(skipped)))
+            continue
+        for r in rows:
+            r["key"] = name
+            r["measuredAt"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+            r["loadAverage1m"] = os.getloadavg()[0]
+            log(f"  {r['workload']}: peer {fmt_seconds(r['peerMedianSeconds'])}, "
+                f"sentio {fmt_seconds(r['sentioMedianSeconds'])}; {r['agreement']}")
+        results.extend(rows)
 
     machine["loadAverageAtEnd"] = list(os.getloadavg())
+    if args.update and selected and os.path.exists(args.output):
+        # Keep the previous run's rows for the workloads not selected now (each row carries its measuredAt).
+        with open(args.output) as f:
+            previous = json.load(f)
+        fresh = {r["key"] for r in results}
+        kept = [r for r in previous.get("results", []) if r.get("key") not in fresh]
+        order = {n: i for i, (n, _) in enumerate(WORKLOADS)}
+        results = sorted(kept + results, key=lambda r: order.get(r.get("key"), len(order)))
+        machine["previousRuns"] = previous.get("machine", {}).get("previousRuns", []) + [
+            dict(started=previous.get("started"), command=previous.get("command"),
+                 loadAverageAtStart=previous.get("machine", {}).get("loadAverageAtStart"))]
     table = render_table(results, machine)
     print(table)
-    command = "Benchmarks/compare/run.sh" + (" --quick" if args.quick else "") + (f" --only {args.only}" if args.only else "")
+    command = ("Benchmarks/compare/run.sh" + (" --quick" if args.quick else "") + (f" --only {args.only}" if args.only else "")
+               + (" --update" if args.update else ""))
     document = dict(command=command, quick=args.quick, started=started.isoformat(timespec="seconds"),
                     finished=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), machine=machine,
                     sizes=sizes, repeats=repeats, results=results, table=table)

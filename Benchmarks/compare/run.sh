@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Head-to-head benchmarks of Sentio against its Python peers, in one command:
 #
-#   Benchmarks/compare/run.sh [--quick] [--only csv,rsi,...] [--python PYTHON]
+#   Benchmarks/compare/run.sh [--quick] [--only csv,rsi,...] [--update] [--python PYTHON]
 #
 # 1. creates Benchmarks/compare/.venv with the pinned peers (requirements.txt; reinstalled when it changes),
 # 2. builds `sentio` in release (swift build -c release --product sentio),
@@ -9,7 +9,8 @@
 # 4. runs every workload on both sides (compare.py) and prints the table; writes Benchmarks/compare/results.json.
 #
 # Full run: about 10-15 minutes on a 2-core machine (plus the first venv install and release build);
-# --quick: smaller sizes, a few minutes. Needs python3 (3.11 tested) with venv, Swift 6.x, and the system
+# --quick: smaller sizes, a few minutes. --only runs some workloads; with --update the other rows of the previous
+# results.json are kept (each row records when it was measured). Needs python3 (3.11 tested) with venv, Swift 6.x, and the system
 # libraries of the main package (libopenblas-dev liblapacke-dev libsqlite3-dev); TA-Lib's wheel bundles its C library.
 set -euo pipefail
 
@@ -22,7 +23,8 @@ while [[ $# -gt 0 ]]; do
         --python) python="$2"; shift 2 ;;
         --quick) args+=(--quick); shift ;;
         --only) args+=(--only "$2"); shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --update) args+=(--update); shift ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done

@@ -127,4 +127,5 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     registerSignalBenchmarks()
+    registerStreamingBenchmarks()
 }
