@@ -450,7 +450,7 @@ def render_table(results, machine):
         if r.get("skipped"):
             cells = [r["workload"], "-", r.get("peer", "-"), "-", "-", "-", f"skipped: {r['skipped']}", "-"]
         else:
-            ratio = "-" if r["ratio"] is None else f"{r['ratio']:.3g}"
+            ratio = "-" if r["ratio"] is None else (f"{r['ratio']:.3f}" if r["ratio"] >= 0.1 else f"{r['ratio']:.2g}")
             met = {True: "met", False: "NOT met", None: ""}[r["targetMet"]]
             target = f"{r['target']}: {met}" if r["target"] else "-"
             cells = [r["workload"], fmt_size(r["size"], r["unit"]), r["peer"], fmt_seconds(r["peerMedianSeconds"]),
