@@ -1,3 +1,4 @@
+import Foundation
 import SentioCore
 
 /// One dated cash flow: negative amounts are paid out by the investor (contributions),
@@ -82,9 +83,13 @@ public enum XIRRError: UserInputError, Equatable {
             return "all cash flows are on one date (\(date)): XIRR needs flows on at least two dates"
         case .noRootFound(let lo, let hi, let r0, let r1):
             return "no rate between \(r0) and \(r1) makes the NPV zero: over that scan the NPV stays between "
-                + "\(lo) and \(hi) without changing sign"
+                + "\(Self.short(lo)) and \(Self.short(hi)) without changing sign"
         case .rateOutOfDomain(let r):
             return "rate \(r) is out of the domain: it must be greater than -1 (-100%)"
         }
+    }
+
+    private static func short(_ x: Double) -> String {
+        x.isFinite ? String(format: "%.6g", x) : "\(x)"
     }
 }

@@ -89,7 +89,9 @@ let xirrScanRates: [Double] = {
     // Geometric in the growth factor 1 + r: dense near r = −1, sparse far above.
     let points = 260
     let lo = log(1e-9), hi = log(1e4)
-    for k in 0...points { rates.append(exp(lo + (hi - lo) * Double(k) / Double(points)) - 1) }
+    for k in 1..<points { rates.append(exp(lo + (hi - lo) * Double(k) / Double(points)) - 1) }
+    rates.append(1e-9 - 1)  // exact end points, for readable messages
+    rates.append(9999)
     // A 1 % grid where practical roots lie, so that nearby roots (10 % and 20 %) are separated.
     for k in -90...300 { rates.append(Double(k) / 100) }
     rates.sort()
