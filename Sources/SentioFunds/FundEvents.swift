@@ -188,7 +188,7 @@ public struct FundMetadataFile: Sendable {
 
     public init(text: String, file: String) throws(FundInputError) {
         self.file = file
-        let trimmed = text.trimmingCharacters(in: " \t\r\n\u{FEFF}")
+        let trimmed = text.trimmed(of: " \t\r\n\u{FEFF}")
         var list: [FundMetadata] = []
         if trimmed.hasPrefix("[") || trimmed.hasPrefix("{") {
             list = try Self.parseJSON(trimmed, file: file)

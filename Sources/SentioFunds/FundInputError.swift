@@ -43,7 +43,7 @@ enum SmallCSV {
         var chars = Array(text.unicodeScalars)
         if chars.first == "\u{FEFF}" { chars.removeFirst() }
         func endCell() {
-            cells.append(wasQuoted ? cell : cell.trimmingCharacters(in: " \t"))
+            cells.append(wasQuoted ? cell : cell.trimmed(of: " \t"))
             cell = ""
             wasQuoted = false
         }
@@ -68,7 +68,7 @@ enum SmallCSV {
                     cell.unicodeScalars.append(c)
                 }
             } else if c == "\"" {
-                guard cell.trimmingCharacters(in: " \t").isEmpty else {
+                guard cell.trimmed(of: " \t").isEmpty else {
                     throw FundInputError(file: file, line: line, field: nil, message: "a double quote inside an unquoted cell")
                 }
                 cell = ""
@@ -118,7 +118,7 @@ enum SmallCSV {
 }
 
 extension String {
-    func trimmingCharacters(in set: String) -> String {
+    func trimmed(of set: String) -> String {
         let scalars = Set(set.unicodeScalars)
         var view = Substring(self)
         while let first = view.unicodeScalars.first, scalars.contains(first) { view = view.dropFirst() }

@@ -223,7 +223,7 @@ public struct FundReport: Sendable {
             row.enumerated().map { k, c in
                 let pad = String(repeating: " ", count: widths[k] - c.count)
                 return rightAligned.contains(k) ? pad + c : c + pad
-            }.joined(separator: "  ").trimmingCharacters(in: " ")
+            }.joined(separator: "  ").trimmed(of: " ")
         }
     }
 }

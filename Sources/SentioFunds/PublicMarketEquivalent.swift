@@ -34,7 +34,8 @@ public struct PMEResult: Sendable, Hashable {
     public var pmePlus: Double?
     /// The PME+ scaling factor `λ`; `nil` without distributions.
     public var pmePlusLambda: Double?
-    /// Why a measure is `nil` (e.g. "lnPme: all cash flows are negative ...").
+    /// Why a measure is `nil` (e.g. "lnPme: all cash flows are negative ..."), or that its XIRR has
+    /// other roots (then the root nearest 0.1 is reported, as for every XIRR).
     public var notes: [String]
 }
 
@@ -60,7 +61,14 @@ public func publicMarketEquivalent(
     let navAtValuation = nav.map { $0.amount * finalLevel / indexLevel($0.date) } ?? 0
     var notes: [String] = []
     func rate(_ name: String, _ f: [CashFlow]) -> Double? {
-        do { return try xirr(flows: f, dayCount: dayCount).rate } catch {
+        do {
+            let result = try xirr(flows: f, dayCount: dayCount)
+            if !result.otherRoots.isEmpty {
+                notes.append("\(name): other roots \(result.otherRoots.map { "\($0)" }.joined(separator: ", ")); "
+                    + "reported the one nearest 0.1")
+            }
+            return result.rate
+        } catch {
             notes.append("\(name): \(error.description)")
             return nil
         }

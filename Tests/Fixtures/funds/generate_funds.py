@@ -13,6 +13,7 @@ Outputs (all in Tests/Fixtures/funds/):
   periodic IRRs, i.e. they assume equally spaced flows; Sentio's are dated).
 """
 import csv
+import math
 import os
 import random
 from datetime import date, timedelta
@@ -110,6 +111,55 @@ def write_year_fractions():
             w.writerow([a.isoformat(), b.isoformat()] + [repr(pyxirr.year_fraction(a, b, dc)) for dc in DAY_COUNTS.values()])
 
 
+def write_pme():
+    """Dated PE flows with an index level at each date; the last row of a case is the valuation date T
+    (amount 0, the NAV is separate), which is how pyxirr.pe expects the final NAV."""
+    with open(os.path.join(HERE, "pme_flows.csv"), "w", newline="") as ff, \
+            open(os.path.join(HERE, "pme_results.csv"), "w", newline="") as fr:
+        wf = csv.writer(ff, lineterminator="\n")
+        wr = csv.writer(fr, lineterminator="\n")
+        wf.writerow(["case_id", "date", "amount", "index"])
+        wr.writerow(["case_id", "nav", "ks_pme", "pme_plus_lambda", "ln_pme_nav", "direct_alpha_dated",
+                     "ln_pme_dated", "pme_plus_dated", "direct_alpha_periodic", "ln_pme_periodic", "pme_plus_periodic"])
+        for case in range(40):
+            start = date(2005, 1, 1) + timedelta(days=rng.randrange(0, 3650))
+            n = rng.randrange(4, 25)
+            dates = sorted({start + timedelta(days=rng.randrange(1, 10 * 365)) for _ in range(n)} | {start})
+            amounts = []
+            for k, _ in enumerate(dates):
+                if k == 0 or (k < len(dates) * 0.5 and rng.random() < 0.8):
+                    amounts.append(-money(rng.uniform(1e5, 3e6)))
+                else:
+                    amounts.append(money(rng.uniform(0, 3e6)))
+            if not any(a > 0 for a in amounts):
+                amounts[-1] = money(rng.uniform(1e5, 3e6))
+            T = dates[-1] + timedelta(days=rng.randrange(30, 400))
+            dates.append(T)
+            amounts.append(0.0)
+            level, index = 100.0, []
+            previous = dates[0]
+            for d in dates:
+                dt = (d - previous).days / 365.25
+                level *= math.exp(0.06 * dt + 0.18 * math.sqrt(dt) * rng.gauss(0, 1))
+                index.append(round(level, 4))
+                previous = d
+            nav = money(rng.uniform(0, 5e6)) if case % 5 else 0.0
+            ks = pe.ks_pme(amounts, index, nav)
+            lam = pe.pme_plus_lambda(amounts, index, nav)
+            ln_nav = pe.ln_pme_nav(amounts, index)
+            ks_flows = pe.ks_pme_flows(amounts, index)
+            da = pyxirr.xirr(dates, ks_flows[:-1] + [ks_flows[-1] + nav], silent=True)
+            ln = pyxirr.xirr(dates, amounts[:-1] + [ln_nav], silent=True)
+            pp_flows = pe.pme_plus_flows(amounts, index, nav)
+            pp = pyxirr.xirr(dates, pp_flows[:-1] + [pp_flows[-1] + nav], silent=True)
+            for d, a, i in zip(dates, amounts, index):
+                wf.writerow([case, d.isoformat(), f"{a:.2f}", repr(i)])
+            periodic = [pe.direct_alpha(amounts, index, nav), pe.ln_pme(amounts, index), pe.pme_plus(amounts, index, nav)]
+            wr.writerow([case, f"{nav:.2f}", repr(ks), repr(lam), repr(ln_nav)]
+                        + ["" if v is None else repr(v) for v in [da, ln, pp] + periodic])
+
+
 if __name__ == "__main__":
     write_xirr()
     write_year_fractions()
+    write_pme()
