@@ -28,12 +28,15 @@ public func xnpv(rate: Double, flows: [CashFlow], dayCount: DayCount = .actual36
 /// Internal rate of return of dated flows: the annual rate `r` with `XNPV(r) = 0`.
 ///
 /// Solver: Newton–Raphson from `guess` with the analytic derivative
-/// `XNPV′(r) = −Σᵢ tᵢ aᵢ (1 + r)^(−tᵢ−1)`; a step that would cross −100 % is halved toward it. The
-/// Newton result is accepted only if it is verified to be a root (|NPV| ≤ 1e-9·Σ|aᵢ|(1+r)^(−tᵢ), or the NPV
-/// changes sign across it). Otherwise — and, with `rootSearch: .full`, whenever the flows change sign more
-/// than once in date order — rates are scanned from just above −100 % upward (geometric in `1 + r` from
-/// 1e-9 to 1e4, i.e. up to 999,900 %, plus a 1 % grid from −90 % to 300 %) to bracket sign changes, and each
-/// bracket is solved by Brent's method (Brent 1973, *Algorithms for Minimization without Derivatives*, ch. 4).
+/// `XNPV′(r) = −Σᵢ tᵢ aᵢ (1 + r)^(−tᵢ−1)`, stepping in `L = log(1 + r)` (`ΔL = −XNPV / ((1+r)·XNPV′)`), so
+/// that `1 + r` stays positive. The Newton result is accepted only if it is verified to be a root
+/// (|NPV| ≤ 1e-9·Σ|aᵢ|(1+r)^(−tᵢ) at the last iterate, or the NPV changes sign across it). Otherwise — and, with `rootSearch: .full`, whenever the flows change sign more
+/// than once in date order — rates from just above −100 % upward are scanned for sign changes of the NPV:
+/// `L = log(1 + r)` from log(1e-9) to log(1e4) (r up to 999,900 %) is halved 12 times (cells ≈ 0.73 % of
+/// `1 + r`), pruning every cell where convexity bounds on the discounted inflows and outflows show the NPV
+/// keeps one sign (see `XIRRKernel.bracketRoots`); each bracketed sign change is solved by Brent's method (Brent 1973, *Algorithms for Minimization
+/// without Derivatives*, ch. 4). When nothing is found, the error gives the NPV's range over a fixed grid
+/// of 650 rates over the same span.
 ///
 /// Root rule: with one sign change the root is unique (Descartes' rule of signs for generalized
 /// polynomials in `x = 1/(1+r)`). With several, the root nearest `guess` is returned, as Excel's XIRR
@@ -240,13 +243,16 @@ enum XIRRKernel {
     ) -> (rate: Double?, iterations: Int) {
         var r = settings.guess
         for iteration in 1...settings.maxIterations {
-            let (f, df, _) = npvAndDerivative(rate: r, times: t, amounts: a)
+            let (f, df, scale) = npvAndDerivative(rate: r, times: t, amounts: a)
             guard f.isFinite, df.isFinite, df != 0 else { return (nil, iteration) }
-            var next = r - f / df
-            // Keep 1 + r positive: halve the distance to −1 instead of stepping past it.
-            if next <= -1 { next = (r - 1) / 2 }
-            guard next.isFinite else { return (nil, iteration) }
+            // Newton in L = log(1+r): ΔL = −f / (df/dL) with df/dL = (1+r)·df/dr. The NPV is a sum of
+            // exponentials in L, so steps are better scaled than in r (fewer iterations at high rates), and
+            // 1 + r = e^L stays positive without clamping.
+            let next = (1 + r) * exp(-f / (df * (1 + r))) - 1
+            guard next.isFinite, next > -1 else { return (nil, iteration) }
             if abs(next - r) <= settings.tolerance * max(1, abs(next)) {
+                // Converged: the NPV at the last iterate is already negligible, or the sign check decides.
+                if abs(f) <= 1e-9 * scale { return (next, iteration) }
                 return (isVerifiedRoot(next, times: t, amounts: a) ? next : nil, iteration)
             }
             r = next
@@ -301,28 +307,145 @@ enum XIRRKernel {
         return (b, max(settings.maxIterations, 200))
     }
 
-    /// Every root bracketed by the scan grid, each solved by Brent; or the NPV's range when none.
-    static func scanRoots(
-        times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>, settings: XIRRSettings
-    ) -> (roots: [(rate: Double, iterations: Int)], npvMinimum: Double, npvMaximum: Double) {
-        var roots: [(rate: Double, iterations: Int)] = []
+    /// Discounted inflows `P(L) = Σ_{aᵢ>0} aᵢ e^(−tᵢL)` and outflows `N(L) = Σ_{aᵢ<0} |aᵢ| e^(−tᵢL)` at
+    /// `L = log(1+r)`, with their derivatives in `L`, all scaled by `e^(−scale)` so that nothing overflows.
+    struct Evaluation {
+        var logGrowth: Double
+        var scale: Double
+        var inflows: Double, outflows: Double
+        var inflowsSlope: Double, outflowsSlope: Double
+        var inflowsCurvature: Double, outflowsCurvature: Double
+    }
+
+    @inline(__always)
+    static func evaluate(
+        logGrowth: Double, times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>
+    ) -> Evaluation {
+        let m = max(0, -t[t.count - 1] * logGrowth)
+        var p = 0.0, n = 0.0, dp = 0.0, dn = 0.0, d2p = 0.0, d2n = 0.0
+        for i in 0..<t.count {
+            let term = a[i] * exp(-t[i] * logGrowth - m)
+            let slope = t[i] * term
+            if term > 0 {
+                p += term
+                dp -= slope
+                d2p += t[i] * slope
+            } else {
+                n -= term
+                dn += slope
+                d2n -= t[i] * slope
+            }
+        }
+        return Evaluation(
+            logGrowth: logGrowth, scale: m, inflows: p, outflows: n, inflowsSlope: dp, outflowsSlope: dn,
+            inflowsCurvature: d2p, outflowsCurvature: d2n)
+    }
+
+    /// The search domain in `L = log(1+r)`: growth factors 1e-9 … 1e4 (r from −99.9999999 % to 999,900 %),
+    /// cut into `2^searchDepth` cells (≈ 0.0073 wide in `L`, i.e. 0.73 % relative steps in 1 + r).
+    static let searchLow = log(1e-9), searchHigh = log(1e4), searchDepth = 12
+
+    /// Every root the branch-and-bound search brackets, each solved by Brent.
+    ///
+    /// The NPV is `f(L) = P(L) − N(L)` with `P`, `N` the discounted inflows and outflows: positive sums of
+    /// exponentials, hence convex in `L`. On a cell `[L₀, L₁]` a convex function lies above its tangents and
+    /// below its chord, so `tangent(P) − chord(N) ≤ f ≤ chord(P) − tangent(N)`: linear bounds. A cell whose
+    /// lower bound is positive (or upper bound negative) at both ends has no root and is pruned. The same
+    /// bounds on `f′ = V − U` (`U = −P′`, `V = −N′`, also positive convex sums) show where `f` is monotone:
+    /// a monotone cell holds one root if its ends differ in sign (solved by Brent, or Newton's root if it
+    /// lies there) and none otherwise. The remaining cells are halved down to the finest width, where a sign
+    /// change is solved by Brent. Two roots closer than one finest cell, with no sign change between them,
+    /// can be missed (as by any scan); Newton's root is always kept.
+    static func bracketRoots(
+        times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>, settings: XIRRSettings,
+        knownRoot: Double?, into roots: inout [(rate: Double, iterations: Int)]
+    ) {
+        let lo = evaluate(logGrowth: searchLow, times: t, amounts: a)
+        let hi = evaluate(logGrowth: searchHigh, times: t, amounts: a)
+        if lo.inflows == lo.outflows { roots.append((expm1(searchLow), 0)) }
+        search(lo, hi, depth: 0, knownRoot: knownRoot, times: t, amounts: a, settings: settings, into: &roots)
+    }
+
+    private static func search(
+        _ e0: Evaluation, _ e1: Evaluation, depth: Int, knownRoot: Double?, times t: UnsafeBufferPointer<Double>,
+        amounts a: UnsafeBufferPointer<Double>, settings: XIRRSettings, into roots: inout [(rate: Double, iterations: Int)]
+    ) {
+        // Bring both ends to a common scale (factors ≤ 1: no overflow).
+        let common = max(e0.scale, e1.scale)
+        let s0 = exp(e0.scale - common), s1 = exp(e1.scale - common)
+        let p0 = e0.inflows * s0, n0 = e0.outflows * s0, dp0 = e0.inflowsSlope * s0, dn0 = e0.outflowsSlope * s0
+        let p1 = e1.inflows * s1, n1 = e1.outflows * s1, dp1 = e1.inflowsSlope * s1, dn1 = e1.outflowsSlope * s1
+        let w = e1.logGrowth - e0.logGrowth
+        let f0 = p0 - n0, f1 = p1 - n1
+        // Pruning must survive rounding: demand a margin well above the sums' rounding error.
+        let margin = 1e-12 * (p0 + n0 + p1 + n1)
+        // f′ = v − u with u = −P′, v = −N′ positive and convex; u′ = −P″, v′ = −N″.
+        let u0 = -dp0, v0 = -dn0, u1 = -dp1, v1 = -dn1
+        let du0 = -e0.inflowsCurvature * s0, dv0 = -e0.outflowsCurvature * s0
+        let du1 = -e1.inflowsCurvature * s1, dv1 = -e1.outflowsCurvature * s1
+        let slopeMargin = 1e-12 * (u0 + v0 + u1 + v1)
+        let slopeLower = max(min(v0 - u0, v0 + dv0 * w - u1), min(v1 - dv1 * w - u0, v1 - u1))
+        let slopeUpper = min(max(v0 - u0, v1 - u0 - du0 * w), max(v0 - u1 + du1 * w, v1 - u1))
+        let monotone = slopeLower > slopeMargin || slopeUpper < -slopeMargin
+        let signChange = f0 != 0 && f1 != 0 && (f0 > 0) != (f1 > 0)
+        if monotone {
+            if signChange {
+                let r0 = expm1(e0.logGrowth), r1 = expm1(e1.logGrowth)
+                if let knownRoot, knownRoot >= r0 && knownRoot <= r1 {
+                    roots.append((knownRoot, 0))
+                } else {
+                    let g0 = scaledNPV(rate: r0, times: t, amounts: a).scaled
+                    let g1 = scaledNPV(rate: r1, times: t, amounts: a).scaled
+                    if g0 != 0 && g1 != 0 && (g0 > 0) != (g1 > 0) {
+                        roots.append(brent(lo: r0, hi: r1, flo: g0, fhi: g1, times: t, amounts: a, settings: settings))
+                    }
+                }
+            } else if f1 == 0 {
+                roots.append((expm1(e1.logGrowth), 0))
+            }
+            return
+        }
+        if f0 > 0 && f1 > 0 {
+            let lowerFromLeftTangent = min(f0, p0 + dp0 * w - n1)
+            let lowerFromRightTangent = min(p1 - dp1 * w - n0, f1)
+            if max(lowerFromLeftTangent, lowerFromRightTangent) > margin { return }
+        } else if f0 < 0 && f1 < 0 {
+            let upperFromLeftTangent = max(f0, p1 - n0 - dn0 * w)
+            let upperFromRightTangent = max(p0 - n1 + dn1 * w, f1)
+            if min(upperFromLeftTangent, upperFromRightTangent) < -margin { return }
+        }
+        if depth == searchDepth {
+            if f1 == 0 {
+                roots.append((expm1(e1.logGrowth), 0))
+            } else if f0 != 0 && (f0 > 0) != (f1 > 0) {
+                let r0 = expm1(e0.logGrowth), r1 = expm1(e1.logGrowth)
+                let g0 = scaledNPV(rate: r0, times: t, amounts: a).scaled
+                let g1 = scaledNPV(rate: r1, times: t, amounts: a).scaled
+                if g0 != 0 && g1 != 0 && (g0 > 0) != (g1 > 0) {
+                    roots.append(brent(lo: r0, hi: r1, flo: g0, fhi: g1, times: t, amounts: a, settings: settings))
+                }
+            }
+            return
+        }
+        let mid = evaluate(logGrowth: 0.5 * (e0.logGrowth + e1.logGrowth), times: t, amounts: a)
+        search(e0, mid, depth: depth + 1, knownRoot: knownRoot, times: t, amounts: a, settings: settings, into: &roots)
+        search(mid, e1, depth: depth + 1, knownRoot: knownRoot, times: t, amounts: a, settings: settings, into: &roots)
+    }
+
+    /// The NPV's range over the scan grid (for the message of `noRootFound`; cold path).
+    @inline(never)
+    static func npvRange(
+        times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>
+    ) -> (minimum: Double, maximum: Double) {
         var npvMin = Double.infinity, npvMax = -Double.infinity
-        var previousRate = 0.0, previousValue = 0.0
-        for (k, r) in xirrScanRates.enumerated() {
-            let (g, npv) = scaledNPV(rate: r, times: t, amounts: a)
+        for r in xirrScanRates {
+            let npv = scaledNPV(rate: r, times: t, amounts: a).npv
             if !npv.isNaN {
                 npvMin = min(npvMin, npv)
                 npvMax = max(npvMax, npv)
             }
-            if g == 0 {
-                roots.append((r, 0))
-            } else if k > 0 && previousValue != 0 && (g > 0) != (previousValue > 0) {
-                roots.append(brent(lo: previousRate, hi: r, flo: previousValue, fhi: g, times: t, amounts: a, settings: settings))
-            }
-            previousRate = r
-            previousValue = g
         }
-        return (roots, npvMin, npvMax)
+        return (npvMin, npvMax)
     }
 
     static func solve(
@@ -333,8 +456,9 @@ enum XIRRKernel {
         if let newtonRate, signChanges == 1 || settings.rootSearch == .newtonFirst {
             return XIRRResult(rate: newtonRate, iterations: newtonIterations, method: .newton, otherRoots: [])
         }
-        let scan = scanRoots(times: t, amounts: a, settings: settings)
-        var candidates: [(rate: Double, iterations: Int, method: XIRRMethod)] = scan.roots
+        var bracketed: [(rate: Double, iterations: Int)] = []
+        bracketRoots(times: t, amounts: a, settings: settings, knownRoot: newtonRate, into: &bracketed)
+        var candidates: [(rate: Double, iterations: Int, method: XIRRMethod)] = bracketed
             .filter { isVerifiedRoot($0.rate, times: t, amounts: a) }
             .map { ($0.rate, $0.iterations, .brent) }
         if let newtonRate {
@@ -344,8 +468,9 @@ enum XIRRKernel {
             candidates.append((newtonRate, newtonIterations, .newton))
         }
         guard !candidates.isEmpty else {
+            let range = npvRange(times: t, amounts: a)
             throw .noRootFound(
-                npvMinimum: scan.npvMinimum, npvMaximum: scan.npvMaximum,
+                npvMinimum: range.minimum, npvMaximum: range.maximum,
                 lowestRate: xirrScanRates[0], highestRate: xirrScanRates[xirrScanRates.count - 1])
         }
         candidates.sort { $0.rate < $1.rate }
