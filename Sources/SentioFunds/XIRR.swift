@@ -248,7 +248,8 @@ enum XIRRKernel {
             // Newton in L = log(1+r): ΔL = −f / (df/dL) with df/dL = (1+r)·df/dr. The NPV is a sum of
             // exponentials in L, so steps are better scaled than in r (fewer iterations at high rates), and
             // 1 + r = e^L stays positive without clamping.
-            let next = (1 + r) * exp(-f / (df * (1 + r))) - 1
+            // r + (1+r)(e^ΔL − 1), not (1+r)e^ΔL − 1, which would lose r's low bits to the rounding of 1 + r.
+            let next = r + (1 + r) * expm1(-f / (df * (1 + r)))
             guard next.isFinite, next > -1 else { return (nil, iteration) }
             if abs(next - r) <= settings.tolerance * max(1, abs(next)) {
                 // Converged: the NPV at the last iterate is already negligible, or the sign check decides.
