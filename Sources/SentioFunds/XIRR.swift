@@ -103,18 +103,34 @@ let xirrScanRates: [Double] = {
     return unique
 }()
 
-/// Reusable buffers for one series at a time: sorted year fractions and amounts. One workspace per thread;
-/// after the first series of a given length, solving allocates nothing (except `otherRoots` when roots
-/// are several).
+/// Reusable buffers for one series at a time: sorted year fractions, amounts, day gaps, discount factors and
+/// found roots. One workspace per thread; after the first series of a given length, solving allocates
+/// nothing (except `otherRoots` when there are several roots).
 struct XIRRWorkspace {
+    // Buffers only grow; the current series occupies the first `count` elements.
     var times: [Double] = []
     var amounts: [Double] = []
     var days: [Int] = []
+    /// Day gaps between consecutive sorted flows (first 0), for Actual/365F and Actual/360.
+    var gaps: [Int] = []
+    var factors: [Double] = []
+    var roots: [XIRRKernel.Root] = []
+    var count = 0
+    var daysPerYear = 0.0
 
     init(capacity: Int) {
-        times.reserveCapacity(capacity)
-        amounts.reserveCapacity(capacity)
-        days.reserveCapacity(capacity)
+        grow(to: capacity)
+        roots.reserveCapacity(8)
+    }
+
+    private mutating func grow(to n: Int) {
+        guard times.count < n else { return }
+        let extra = n - times.count
+        times.append(contentsOf: repeatElement(0, count: extra))
+        amounts.append(contentsOf: repeatElement(0, count: extra))
+        days.append(contentsOf: repeatElement(0, count: extra))
+        gaps.append(contentsOf: repeatElement(0, count: extra))
+        factors.append(contentsOf: repeatElement(0, count: extra))
     }
 
     /// Validates one series, fills the buffers sorted by date and solves.
@@ -124,10 +140,20 @@ struct XIRRWorkspace {
     ) throws(XIRRError) -> XIRRResult {
         try load(days: inputDays, amounts: inputAmounts, dayCount: settings.dayCount)
         guard settings.guess > -1, settings.guess.isFinite else { throw .rateOutOfDomain(settings.guess) }
-        let signChanges = Self.signChanges(amounts)
+        let n = count, perYear = daysPerYear
+        roots.removeAll(keepingCapacity: true)
         return try times.withUnsafeBufferPointer { t throws(XIRRError) in
             try amounts.withUnsafeBufferPointer { a throws(XIRRError) in
-                try XIRRKernel.solve(times: t, amounts: a, signChanges: signChanges, settings: settings)
+                try gaps.withUnsafeBufferPointer { g throws(XIRRError) in
+                    try factors.withUnsafeMutableBufferPointer { w throws(XIRRError) in
+                        let series = XIRRKernel.Series(
+                            times: UnsafeBufferPointer(rebasing: t[..<n]), amounts: UnsafeBufferPointer(rebasing: a[..<n]),
+                            gaps: perYear > 0 ? UnsafeBufferPointer(rebasing: g[..<n]) : UnsafeBufferPointer(rebasing: g[..<0]),
+                            daysPerYear: perYear, factors: UnsafeMutableBufferPointer(rebasing: w[..<n]))
+                        let signChanges = Self.signChanges(series.amounts)
+                        return try XIRRKernel.solve(series, signChanges: signChanges, settings: settings, roots: &roots)
+                    }
+                }
             }
         }
     }
@@ -150,37 +176,50 @@ struct XIRRWorkspace {
         guard n > 1 else { throw .singleFlow }
         guard anyPositive || anyNegative else { throw .allAmountsZero }
         guard anyPositive && anyNegative else { throw .allSameSign(positive: anyPositive) }
-        days.removeAll(keepingCapacity: true)
-        amounts.removeAll(keepingCapacity: true)
-        for i in 0..<n {
-            let d = inputDays[i], a = inputAmounts[i]
-            var j = days.count
-            days.append(d)
-            amounts.append(a)
-            while j > 0 && days[j - 1] > d {
-                days[j] = days[j - 1]
-                amounts[j] = amounts[j - 1]
-                j -= 1
+        grow(to: n)
+        count = n
+        days.withUnsafeMutableBufferPointer { d in
+            amounts.withUnsafeMutableBufferPointer { a in
+                for i in 0..<n {
+                    let day = inputDays[i], amount = inputAmounts[i]
+                    var j = i
+                    while j > 0 && d[j - 1] > day {
+                        d[j] = d[j - 1]
+                        a[j] = a[j - 1]
+                        j -= 1
+                    }
+                    d[j] = day
+                    a[j] = amount
+                }
             }
-            days[j] = d
-            amounts[j] = a
         }
         let first = days[0]
         guard days[n - 1] != first else { throw .allOnOneDate(CivilDate(daysSinceEpoch: first)) }
-        times.removeAll(keepingCapacity: true)
         switch dayCount {
-        case .actual365Fixed:
-            for d in days { times.append(Double(d - first) / 365) }
-        case .actual360:
-            for d in days { times.append(Double(d - first) / 360) }
+        case .actual365Fixed, .actual360:
+            let perYear: Double = dayCount == .actual365Fixed ? 365 : 360
+            daysPerYear = perYear
+            days.withUnsafeBufferPointer { d in
+                times.withUnsafeMutableBufferPointer { t in
+                    gaps.withUnsafeMutableBufferPointer { g in
+                        var previous = first
+                        for i in 0..<n {
+                            t[i] = Double(d[i] - first) / perYear
+                            g[i] = d[i] - previous
+                            previous = d[i]
+                        }
+                    }
+                }
+            }
         default:
+            daysPerYear = 0
             let start = CivilDate(daysSinceEpoch: first)
-            for d in days { times.append(dayCount.yearFraction(from: start, to: CivilDate(daysSinceEpoch: d))) }
+            for i in 0..<n { times[i] = dayCount.yearFraction(from: start, to: CivilDate(daysSinceEpoch: days[i])) }
         }
     }
 
     /// Sign changes of the non-zero amounts in date order: an upper bound on the number of roots.
-    static func signChanges(_ amounts: [Double]) -> Int {
+    static func signChanges(_ amounts: UnsafeBufferPointer<Double>) -> Int {
         var changes = 0
         var lastSign = 0.0
         for a in amounts where a != 0 {
@@ -192,84 +231,162 @@ struct XIRRWorkspace {
     }
 }
 
-/// The numeric kernels over contiguous buffers of year fractions `t` and amounts `a`.
+/// The numeric kernels over one series in contiguous buffers.
 enum XIRRKernel {
-    /// `Σ aᵢ (1+r)^(−tᵢ)` and its derivative in `r`.
-    @inline(__always)
-    static func npvAndDerivative(
-        rate: Double, times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>
-    ) -> (npv: Double, derivative: Double, scale: Double) {
-        let logGrowth = log1p(rate)
-        var f = 0.0, df = 0.0, scale = 0.0
-        for i in 0..<t.count {
-            let term = a[i] * exp(-t[i] * logGrowth)
-            f += term
-            df -= t[i] * term
-            scale += abs(term)
-        }
-        return (f, df / (1 + rate), scale)
+    typealias Root = (rate: Double, iterations: Int, method: XIRRMethod)
+
+    /// Sorted year fractions `t` (t₀ = 0) and amounts `a`; optional day gaps for chained discount factors;
+    /// a scratch buffer for the factors.
+    struct Series {
+        var times: UnsafeBufferPointer<Double>
+        var amounts: UnsafeBufferPointer<Double>
+        var gaps: UnsafeBufferPointer<Int>
+        var daysPerYear: Double
+        var factors: UnsafeMutableBufferPointer<Double>
+        var count: Int { amounts.count }
     }
 
-    /// The NPV divided by a positive factor `exp(M)` chosen so that no term overflows: same sign, same
-    /// roots, finite everywhere on the scan. Also returns the unscaled NPV (possibly ±∞) for messages.
-    static func scaledNPV(
-        rate: Double, times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>
-    ) -> (scaled: Double, npv: Double) {
-        let logGrowth = log1p(rate)
-        // Times are sorted ascending from 0, so the largest exponent −tᵢ·L is at t = 0 or t = tₙ.
-        let m = max(0, -t[t.count - 1] * logGrowth)
+    /// `e^(−gap·c)` for the last few distinct gaps (monthly flows have four: 28 to 31 days).
+    struct GapFactorCache {
+        var gap0 = Int.min, gap1 = Int.min, gap2 = Int.min, gap3 = Int.min
+        var value0 = 0.0, value1 = 0.0, value2 = 0.0, value3 = 0.0
+        var slot = 0
+
+        @inline(__always)
+        mutating func factor(gap: Int, rate c: Double) -> Double {
+            if gap == gap0 { return value0 }
+            if gap == gap1 { return value1 }
+            if gap == gap2 { return value2 }
+            if gap == gap3 { return value3 }
+            let v = exp(-Double(gap) * c)
+            switch slot {
+            case 0: gap0 = gap; value0 = v
+            case 1: gap1 = gap; value1 = v
+            case 2: gap2 = gap; value2 = v
+            default: gap3 = gap; value3 = v
+            }
+            slot = (slot + 1) & 3
+            return v
+        }
+    }
+
+    /// Fills `series.factors` with `wᵢ = e^(−tᵢL − m)`, `L = log(1+r)`, `m = max(0, −t_{n−1}L)` (so the
+    /// largest factor is 1 and nothing overflows) and returns `m`.
+    ///
+    /// `exact`: one `exp` per flow. Otherwise, for day counts with a fixed year length, factors are chained
+    /// from the largest one by multiplying per-gap factors `e^(∓gap·L/daysPerYear)` (one `exp` per distinct
+    /// gap): the relative error grows by at most a few ulps per flow, far inside the margins of the root
+    /// search and the tolerance of Newton's iterations. Final rates are polished with exact factors.
+    @inline(__always)
+    static func discountFactors(_ s: Series, logGrowth: Double, exact: Bool) -> Double {
+        let t = s.times, w = s.factors, n = s.count
+        let m = max(0, -t[n - 1] * logGrowth)
+        if exact || s.gaps.isEmpty {
+            for i in 0..<n { w[i] = exp(-t[i] * logGrowth - m) }
+            return m
+        }
+        let c = logGrowth / s.daysPerYear
+        var cache = GapFactorCache()
+        var v = 1.0
+        if logGrowth >= 0 {
+            // Factors decrease with time: start at t₀ (factor 1) and walk forward.
+            w[0] = 1
+            for i in 1..<n {
+                v *= cache.factor(gap: s.gaps[i], rate: c)
+                w[i] = v
+            }
+        } else {
+            // Factors increase with time: start at the last flow (factor 1) and walk back.
+            w[n - 1] = 1
+            var i = n - 1
+            while i > 0 {
+                v *= cache.factor(gap: s.gaps[i], rate: -c)
+                w[i - 1] = v
+                i -= 1
+            }
+        }
+        return m
+    }
+
+    /// `Σ aᵢ (1+r)^(−tᵢ)`, its derivative in `r`, and `Σ |aᵢ| (1+r)^(−tᵢ)` (the scale of rounding errors).
+    @inline(__always)
+    static func npvAndDerivative(_ s: Series, rate: Double, exact: Bool) -> (npv: Double, derivative: Double, scale: Double) {
+        let m = discountFactors(s, logGrowth: log1p(rate), exact: exact)
+        let t = s.times, a = s.amounts, w = s.factors
+        var f = 0.0, dfL = 0.0, scale = 0.0
+        for i in 0..<s.count {
+            let term = a[i] * w[i]
+            f += term
+            dfL -= t[i] * term
+            scale += abs(term)
+        }
+        let grow = exp(m)
+        return (f * grow, dfL * grow / (1 + rate), scale * grow)
+    }
+
+    /// The NPV divided by the positive factor `e^m` (same sign, same roots, finite everywhere on the
+    /// search domain), and the NPV itself (possibly ±∞, for messages). Exact factors.
+    static func scaledNPV(_ s: Series, rate: Double) -> (scaled: Double, npv: Double) {
+        let m = discountFactors(s, logGrowth: log1p(rate), exact: true)
         var g = 0.0
-        for i in 0..<t.count { g += a[i] * exp(-t[i] * logGrowth - m) }
+        for i in 0..<s.count { g += s.amounts[i] * s.factors[i] }
         return (g, g * exp(m))
     }
 
-    /// Whether `rate` is a root of the NPV to working precision.
-    static func isVerifiedRoot(
-        _ rate: Double, times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>
-    ) -> Bool {
+    /// Whether `rate` is a root of the NPV to working precision (exact factors).
+    static func isVerifiedRoot(_ rate: Double, _ s: Series) -> Bool {
         guard rate > -1, rate.isFinite else { return false }
-        let (f, _, scale) = npvAndDerivative(rate: rate, times: t, amounts: a)
+        let (f, _, scale) = npvAndDerivative(s, rate: rate, exact: true)
         if f.isFinite && scale.isFinite && abs(f) <= 1e-9 * scale { return true }
         let delta = 1e-9 * (1 + abs(rate))
         guard rate - delta > -1 else { return false }
-        let below = scaledNPV(rate: rate - delta, times: t, amounts: a).scaled
-        let above = scaledNPV(rate: rate + delta, times: t, amounts: a).scaled
+        let below = scaledNPV(s, rate: rate - delta).scaled
+        let above = scaledNPV(s, rate: rate + delta).scaled
         return (below <= 0 && above >= 0) || (below >= 0 && above <= 0)
     }
 
-    /// Newton–Raphson from `guess`. Returns the rate and iterations when it converged to a verified root.
-    static func newton(
-        times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>, settings: XIRRSettings
-    ) -> (rate: Double?, iterations: Int) {
+    /// Newton–Raphson from `guess`, stepping in `L = log(1+r)`. Returns the rate when it converged to a
+    /// verified root (then polished by one exact Newton step), and the iterations spent.
+    static func newton(_ s: Series, settings: XIRRSettings) -> (rate: Double?, iterations: Int) {
         var r = settings.guess
         for iteration in 1...settings.maxIterations {
-            let (f, df, scale) = npvAndDerivative(rate: r, times: t, amounts: a)
+            let (f, df, _) = npvAndDerivative(s, rate: r, exact: false)
             guard f.isFinite, df.isFinite, df != 0 else { return (nil, iteration) }
-            // Newton in L = log(1+r): ΔL = −f / (df/dL) with df/dL = (1+r)·df/dr. The NPV is a sum of
-            // exponentials in L, so steps are better scaled than in r (fewer iterations at high rates), and
-            // 1 + r = e^L stays positive without clamping.
+            // ΔL = −f / (df/dL) with df/dL = (1+r)·df/dr. The NPV is a sum of exponentials in L, so steps
+            // are better scaled than in r (fewer iterations at high rates), and 1 + r = e^L stays positive.
             // r + (1+r)(e^ΔL − 1), not (1+r)e^ΔL − 1, which would lose r's low bits to the rounding of 1 + r.
             let next = r + (1 + r) * expm1(-f / (df * (1 + r)))
             guard next.isFinite, next > -1 else { return (nil, iteration) }
             if abs(next - r) <= settings.tolerance * max(1, abs(next)) {
-                // Converged: the NPV at the last iterate is already negligible, or the sign check decides.
-                if abs(f) <= 1e-9 * scale { return (next, iteration) }
-                return (isVerifiedRoot(next, times: t, amounts: a) ? next : nil, iteration)
+                return (polish(next, s), iteration)
             }
             r = next
         }
         return (nil, settings.maxIterations)
     }
 
+    /// Verifies a converged Newton iterate with exact factors and takes one last exact Newton step when it
+    /// is a small correction; `nil` when the point is not a root.
+    static func polish(_ r: Double, _ s: Series) -> Double? {
+        let (f, df, scale) = npvAndDerivative(s, rate: r, exact: true)
+        guard f.isFinite, scale.isFinite else { return isVerifiedRoot(r, s) ? r : nil }
+        if abs(f) <= 1e-9 * scale {
+            let step = df != 0 ? f / df : 0
+            let polished = r - step
+            return abs(step) <= 1e-9 * (1 + abs(r)) && polished > -1 ? polished : r
+        }
+        return isVerifiedRoot(r, s) ? r : nil
+    }
+
     /// Brent's method on `[lo, hi]` where the scaled NPV has values `flo`, `fhi` of opposite signs.
     static func brent(
-        lo: Double, hi: Double, flo: Double, fhi: Double, times t: UnsafeBufferPointer<Double>,
-        amounts amt: UnsafeBufferPointer<Double>, settings: XIRRSettings
+        _ s: Series, lo: Double, hi: Double, flo: Double, fhi: Double, settings: XIRRSettings
     ) -> (rate: Double, iterations: Int) {
         var a = lo, b = hi, fa = flo, fb = fhi
         var c = a, fc = fa
         var d = b - a, e = d
-        for iteration in 1...max(settings.maxIterations, 200) {
+        let cap = max(settings.maxIterations, 200)
+        for iteration in 1...cap {
             if (fb > 0) == (fc > 0) {
                 c = a; fc = fa; d = b - a; e = d
             }
@@ -281,15 +398,15 @@ enum XIRRKernel {
             let xm = 0.5 * (c - b)
             if abs(xm) <= tol1 || fb == 0 { return (b, iteration) }
             if abs(e) >= tol1 && abs(fa) > abs(fb) {
-                let s = fb / fa
+                let ratio = fb / fa
                 var p: Double, q: Double
                 if a == c {
-                    p = 2 * xm * s
-                    q = 1 - s
+                    p = 2 * xm * ratio
+                    q = 1 - ratio
                 } else {
                     let qq = fa / fc, r = fb / fc
-                    p = s * (2 * xm * qq * (qq - r) - (b - a) * (r - 1))
-                    q = (qq - 1) * (r - 1) * (s - 1)
+                    p = ratio * (2 * xm * qq * (qq - r) - (b - a) * (r - 1))
+                    q = (qq - 1) * (r - 1) * (ratio - 1)
                 }
                 if p > 0 { q = -q }
                 p = abs(p)
@@ -303,13 +420,13 @@ enum XIRRKernel {
             }
             a = b; fa = fb
             b += abs(d) > tol1 ? d : (xm > 0 ? tol1 : -tol1)
-            fb = scaledNPV(rate: b, times: t, amounts: amt).scaled
+            fb = scaledNPV(s, rate: b).scaled
         }
-        return (b, max(settings.maxIterations, 200))
+        return (b, cap)
     }
 
     /// Discounted inflows `P(L) = Σ_{aᵢ>0} aᵢ e^(−tᵢL)` and outflows `N(L) = Σ_{aᵢ<0} |aᵢ| e^(−tᵢL)` at
-    /// `L = log(1+r)`, with their derivatives in `L`, all scaled by `e^(−scale)` so that nothing overflows.
+    /// `L = log(1+r)`, with their first and second derivatives in `L`, all scaled by `e^(−scale)`.
     struct Evaluation {
         var logGrowth: Double
         var scale: Double
@@ -319,13 +436,12 @@ enum XIRRKernel {
     }
 
     @inline(__always)
-    static func evaluate(
-        logGrowth: Double, times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>
-    ) -> Evaluation {
-        let m = max(0, -t[t.count - 1] * logGrowth)
+    static func evaluate(_ s: Series, logGrowth: Double) -> Evaluation {
+        let m = discountFactors(s, logGrowth: logGrowth, exact: false)
+        let t = s.times, a = s.amounts, w = s.factors
         var p = 0.0, n = 0.0, dp = 0.0, dn = 0.0, d2p = 0.0, d2n = 0.0
-        for i in 0..<t.count {
-            let term = a[i] * exp(-t[i] * logGrowth - m)
+        for i in 0..<s.count {
+            let term = a[i] * w[i]
             let slope = t[i] * term
             if term > 0 {
                 p += term
@@ -343,10 +459,10 @@ enum XIRRKernel {
     }
 
     /// The search domain in `L = log(1+r)`: growth factors 1e-9 … 1e4 (r from −99.9999999 % to 999,900 %),
-    /// cut into `2^searchDepth` cells (≈ 0.0073 wide in `L`, i.e. 0.73 % relative steps in 1 + r).
+    /// cut into at most `2^searchDepth` cells (≈ 0.0073 wide in `L`, i.e. 0.73 % steps in 1 + r).
     static let searchLow = log(1e-9), searchHigh = log(1e4), searchDepth = 12
 
-    /// Every root the branch-and-bound search brackets, each solved by Brent.
+    /// Every root the branch-and-bound search brackets, appended to `roots`.
     ///
     /// The NPV is `f(L) = P(L) − N(L)` with `P`, `N` the discounted inflows and outflows: positive sums of
     /// exponentials, hence convex in `L`. On a cell `[L₀, L₁]` a convex function lies above its tangents and
@@ -357,19 +473,16 @@ enum XIRRKernel {
     /// lies there) and none otherwise. The remaining cells are halved down to the finest width, where a sign
     /// change is solved by Brent. Two roots closer than one finest cell, with no sign change between them,
     /// can be missed (as by any scan); Newton's root is always kept.
-    static func bracketRoots(
-        times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>, settings: XIRRSettings,
-        knownRoot: Double?, into roots: inout [(rate: Double, iterations: Int)]
-    ) {
-        let lo = evaluate(logGrowth: searchLow, times: t, amounts: a)
-        let hi = evaluate(logGrowth: searchHigh, times: t, amounts: a)
-        if lo.inflows == lo.outflows { roots.append((expm1(searchLow), 0)) }
-        search(lo, hi, depth: 0, knownRoot: knownRoot, times: t, amounts: a, settings: settings, into: &roots)
+    static func bracketRoots(_ s: Series, settings: XIRRSettings, knownRoot: Double?, into roots: inout [Root]) {
+        let lo = evaluate(s, logGrowth: searchLow)
+        let hi = evaluate(s, logGrowth: searchHigh)
+        if lo.inflows == lo.outflows { roots.append((expm1(searchLow), 0, .brent)) }
+        search(s, lo, hi, depth: 0, knownRoot: knownRoot, settings: settings, into: &roots)
     }
 
     private static func search(
-        _ e0: Evaluation, _ e1: Evaluation, depth: Int, knownRoot: Double?, times t: UnsafeBufferPointer<Double>,
-        amounts a: UnsafeBufferPointer<Double>, settings: XIRRSettings, into roots: inout [(rate: Double, iterations: Int)]
+        _ s: Series, _ e0: Evaluation, _ e1: Evaluation, depth: Int, knownRoot: Double?, settings: XIRRSettings,
+        into roots: inout [Root]
     ) {
         // Bring both ends to a common scale (factors ≤ 1: no overflow).
         let common = max(e0.scale, e1.scale)
@@ -378,31 +491,33 @@ enum XIRRKernel {
         let p1 = e1.inflows * s1, n1 = e1.outflows * s1, dp1 = e1.inflowsSlope * s1, dn1 = e1.outflowsSlope * s1
         let w = e1.logGrowth - e0.logGrowth
         let f0 = p0 - n0, f1 = p1 - n1
-        // Pruning must survive rounding: demand a margin well above the sums' rounding error.
-        let margin = 1e-12 * (p0 + n0 + p1 + n1)
+        // Pruning must survive rounding: demand a margin well above the sums' rounding error (a few ulps
+        // per flow from the chained factors and the sums).
+        let relativeMargin = max(1e-12, 16 * Double(s.count) * Double.ulpOfOne)
+        let margin = relativeMargin * (p0 + n0 + p1 + n1)
         // f′ = v − u with u = −P′, v = −N′ positive and convex; u′ = −P″, v′ = −N″.
         let u0 = -dp0, v0 = -dn0, u1 = -dp1, v1 = -dn1
         let du0 = -e0.inflowsCurvature * s0, dv0 = -e0.outflowsCurvature * s0
         let du1 = -e1.inflowsCurvature * s1, dv1 = -e1.outflowsCurvature * s1
-        let slopeMargin = 1e-12 * (u0 + v0 + u1 + v1)
+        let slopeMargin = relativeMargin * (u0 + v0 + u1 + v1)
         let slopeLower = max(min(v0 - u0, v0 + dv0 * w - u1), min(v1 - dv1 * w - u0, v1 - u1))
         let slopeUpper = min(max(v0 - u0, v1 - u0 - du0 * w), max(v0 - u1 + du1 * w, v1 - u1))
         let monotone = slopeLower > slopeMargin || slopeUpper < -slopeMargin
         let signChange = f0 != 0 && f1 != 0 && (f0 > 0) != (f1 > 0)
-        if monotone {
+        if monotone || depth == searchDepth {
             if signChange {
                 let r0 = expm1(e0.logGrowth), r1 = expm1(e1.logGrowth)
-                if let knownRoot, knownRoot >= r0 && knownRoot <= r1 {
-                    roots.append((knownRoot, 0))
+                if monotone, let knownRoot, knownRoot >= r0 && knownRoot <= r1 {
+                    roots.append((knownRoot, 0, .newton))
                 } else {
-                    let g0 = scaledNPV(rate: r0, times: t, amounts: a).scaled
-                    let g1 = scaledNPV(rate: r1, times: t, amounts: a).scaled
+                    let g0 = scaledNPV(s, rate: r0).scaled, g1 = scaledNPV(s, rate: r1).scaled
                     if g0 != 0 && g1 != 0 && (g0 > 0) != (g1 > 0) {
-                        roots.append(brent(lo: r0, hi: r1, flo: g0, fhi: g1, times: t, amounts: a, settings: settings))
+                        let found = brent(s, lo: r0, hi: r1, flo: g0, fhi: g1, settings: settings)
+                        roots.append((found.rate, found.iterations, .brent))
                     }
                 }
             } else if f1 == 0 {
-                roots.append((expm1(e1.logGrowth), 0))
+                roots.append((expm1(e1.logGrowth), 0, .brent))
             }
             return
         }
@@ -415,32 +530,17 @@ enum XIRRKernel {
             let upperFromRightTangent = max(p0 - n1 + dn1 * w, f1)
             if min(upperFromLeftTangent, upperFromRightTangent) < -margin { return }
         }
-        if depth == searchDepth {
-            if f1 == 0 {
-                roots.append((expm1(e1.logGrowth), 0))
-            } else if f0 != 0 && (f0 > 0) != (f1 > 0) {
-                let r0 = expm1(e0.logGrowth), r1 = expm1(e1.logGrowth)
-                let g0 = scaledNPV(rate: r0, times: t, amounts: a).scaled
-                let g1 = scaledNPV(rate: r1, times: t, amounts: a).scaled
-                if g0 != 0 && g1 != 0 && (g0 > 0) != (g1 > 0) {
-                    roots.append(brent(lo: r0, hi: r1, flo: g0, fhi: g1, times: t, amounts: a, settings: settings))
-                }
-            }
-            return
-        }
-        let mid = evaluate(logGrowth: 0.5 * (e0.logGrowth + e1.logGrowth), times: t, amounts: a)
-        search(e0, mid, depth: depth + 1, knownRoot: knownRoot, times: t, amounts: a, settings: settings, into: &roots)
-        search(mid, e1, depth: depth + 1, knownRoot: knownRoot, times: t, amounts: a, settings: settings, into: &roots)
+        let mid = evaluate(s, logGrowth: 0.5 * (e0.logGrowth + e1.logGrowth))
+        search(s, e0, mid, depth: depth + 1, knownRoot: knownRoot, settings: settings, into: &roots)
+        search(s, mid, e1, depth: depth + 1, knownRoot: knownRoot, settings: settings, into: &roots)
     }
 
     /// The NPV's range over the scan grid (for the message of `noRootFound`; cold path).
     @inline(never)
-    static func npvRange(
-        times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>
-    ) -> (minimum: Double, maximum: Double) {
+    static func npvRange(_ s: Series) -> (minimum: Double, maximum: Double) {
         var npvMin = Double.infinity, npvMax = -Double.infinity
         for r in xirrScanRates {
-            let npv = scaledNPV(rate: r, times: t, amounts: a).npv
+            let npv = scaledNPV(s, rate: r).npv
             if !npv.isNaN {
                 npvMin = min(npvMin, npv)
                 npvMax = max(npvMax, npv)
@@ -449,37 +549,50 @@ enum XIRRKernel {
         return (npvMin, npvMax)
     }
 
+    /// Solves one validated series; `roots` is a reusable buffer.
     static func solve(
-        times t: UnsafeBufferPointer<Double>, amounts a: UnsafeBufferPointer<Double>, signChanges: Int,
-        settings: XIRRSettings
+        _ s: Series, signChanges: Int, settings: XIRRSettings, roots: inout [Root]
     ) throws(XIRRError) -> XIRRResult {
-        let (newtonRate, newtonIterations) = newton(times: t, amounts: a, settings: settings)
+        let (newtonRate, newtonIterations) = newton(s, settings: settings)
         if let newtonRate, signChanges == 1 || settings.rootSearch == .newtonFirst {
             return XIRRResult(rate: newtonRate, iterations: newtonIterations, method: .newton, otherRoots: [])
         }
-        var bracketed: [(rate: Double, iterations: Int)] = []
-        bracketRoots(times: t, amounts: a, settings: settings, knownRoot: newtonRate, into: &bracketed)
-        var candidates: [(rate: Double, iterations: Int, method: XIRRMethod)] = bracketed
-            .filter { isVerifiedRoot($0.rate, times: t, amounts: a) }
-            .map { ($0.rate, $0.iterations, .brent) }
-        if let newtonRate {
-            // Newton's root replaces the scan's copy of the same root (same value to within the tolerance).
-            let same = { (r: Double) in abs(r - newtonRate) <= 1e-7 * (1 + abs(r)) }
-            candidates.removeAll { same($0.rate) }
-            candidates.append((newtonRate, newtonIterations, .newton))
+        bracketRoots(s, settings: settings, knownRoot: newtonRate, into: &roots)
+        // Keep verified roots only (Newton's is verified), ascending, one copy of each (Newton's if any).
+        var kept = 0
+        for k in roots.indices where roots[k].method == .newton || isVerifiedRoot(roots[k].rate, s) {
+            roots[kept] = roots[k]
+            kept += 1
         }
-        guard !candidates.isEmpty else {
-            let range = npvRange(times: t, amounts: a)
+        roots.removeLast(roots.count - kept)
+        if let newtonRate { roots.append((newtonRate, newtonIterations, .newton)) }
+        roots.sort { $0.rate < $1.rate }
+        kept = 0
+        for k in roots.indices {
+            if kept > 0 && abs(roots[k].rate - roots[kept - 1].rate) <= 1e-7 * (1 + abs(roots[k].rate)) {
+                if roots[k].method == .newton { roots[kept - 1] = roots[k] }
+                continue
+            }
+            roots[kept] = roots[k]
+            kept += 1
+        }
+        roots.removeLast(roots.count - kept)
+        guard !roots.isEmpty else {
+            let range = npvRange(s)
             throw .noRootFound(
                 npvMinimum: range.minimum, npvMaximum: range.maximum,
                 lowestRate: xirrScanRates[0], highestRate: xirrScanRates[xirrScanRates.count - 1])
         }
-        candidates.sort { $0.rate < $1.rate }
         let guess = settings.guess
-        let chosen = candidates.indices.min { abs(candidates[$0].rate - guess) < abs(candidates[$1].rate - guess) }!
-        let best = candidates[chosen]
-        let others = candidates.enumerated().filter { $0.offset != chosen }.map(\.element.rate)
-        let iterations = best.method == .brent ? newtonIterations + best.iterations : best.iterations
+        var chosen = 0
+        for k in roots.indices where abs(roots[k].rate - guess) < abs(roots[chosen].rate - guess) { chosen = k }
+        let best = roots[chosen]
+        var others: [Double] = []
+        if roots.count > 1 {
+            others.reserveCapacity(roots.count - 1)
+            for k in roots.indices where k != chosen { others.append(roots[k].rate) }
+        }
+        let iterations = best.method == .newton ? newtonIterations : newtonIterations + best.iterations
         return XIRRResult(rate: best.rate, iterations: iterations, method: best.method, otherRoots: others)
     }
 }
