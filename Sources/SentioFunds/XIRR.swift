@@ -338,10 +338,11 @@ enum XIRRKernel {
         guard rate > -1, rate.isFinite else { return false }
         let (f, _, scale) = npvAndDerivative(s, rate: rate, exact: true)
         if f.isFinite && scale.isFinite && abs(f) <= 1e-9 * scale { return true }
-        let delta = 1e-9 * (1 + abs(rate))
-        guard rate - delta > -1 else { return false }
-        let below = scaledNPV(s, rate: rate - delta).scaled
-        let above = scaledNPV(s, rate: rate + delta).scaled
+        // A sign change across r·(1 ± 1e-9) in the growth factor 1 + r: near −100 % the rate itself cannot
+        // be closer to the root than an ulp of 1, which is a large relative change of 1 + r.
+        let logGrowth = log1p(rate), delta = 1e-9 * max(1, abs(logGrowth))
+        let below = scaledNPV(s, rate: expm1(logGrowth + delta)).scaled
+        let above = scaledNPV(s, rate: expm1(logGrowth - delta)).scaled
         return (below <= 0 && above >= 0) || (below >= 0 && above <= 0)
     }
 

@@ -14,6 +14,16 @@ let excelExample = flows([
     ("2008-01-01", -10000), ("2008-03-01", 2750), ("2008-10-30", 4250), ("2009-02-15", 3250), ("2009-04-01", 2750),
 ])
 
+/// `rate` is a root to working precision: |XNPV| ≤ 1e-9 of the discounted |flows|, or XNPV changes sign
+/// between the doubles two ulps below and above (near −100 % a rate cannot get closer than that).
+func isRootToWorkingPrecision(_ rate: Double, _ f: [CashFlow]) throws -> Bool {
+    let t0 = f.map(\.date).min()!
+    let scale = f.reduce(0.0) { $0 + abs($1.amount) * pow(1 + rate, -DayCount.actual365Fixed.yearFraction(from: t0, to: $1.date)) }
+    if abs(try xnpv(rate: rate, flows: f)) <= 1e-9 * scale { return true }
+    let below = try xnpv(rate: rate.nextDown.nextDown, flows: f), above = try xnpv(rate: rate.nextUp.nextUp, flows: f)
+    return (below <= 0) != (above < 0) || below == 0 || above == 0
+}
+
 @Suite("XIRR and XNPV")
 struct XIRRTests {
     @Test("Excel's documented example gives 0.373362535")
@@ -106,6 +116,53 @@ struct XIRRTests {
         // Excel-like search: Newton's root from the guess, no scan.
         let excelLike = try xirr(flows: f, guess: 0.05, rootSearch: .newtonFirst)
         #expect(abs(excelLike.rate - 0.1) < 1e-12 && excelLike.otherRoots.isEmpty)
+    }
+
+    @Test("three roots (10%, 20%, 30%) are all found; the nearest the guess is returned")
+    func threeRoots() throws {
+        // NPV·(something positive) = (x − 1/1.1)(x − 1/1.2)(x − 1/1.3) with x = 1/(1+r), flows a year apart
+        // (2021, 2022, 2023 have 365 days): coefficients of x⁰…x³ are the flows.
+        let (a, b, c) = (1 / 1.1, 1 / 1.2, 1 / 1.3)
+        let f = flows([("2021-01-01", -a * b * c), ("2022-01-01", a * b + b * c + c * a), ("2023-01-01", -(a + b + c)), ("2024-01-01", 1)])
+        for (guess, expected) in [(0.0, 0.1), (0.19, 0.2), (0.5, 0.3)] {
+            let result = try xirr(flows: f, guess: guess)
+            #expect(abs(result.rate - expected) < 1e-9, "guess \(guess): \(result)")
+            let all = ([result.rate] + result.otherRoots).sorted()
+            #expect(all.count == 3)
+            for (found, root) in zip(all, [0.1, 0.2, 0.3]) { #expect(abs(found - root) < 1e-9) }
+        }
+    }
+
+    @Test("random long series with many sign changes: every reported root is a root, batch equals single")
+    func randomLongSeries() throws {
+        var rng = SplitMix64(seed: 2026)
+        var batch = CashFlowBatch()
+        var all: [[CashFlow]] = []
+        for k in 0..<40 {
+            let n = [3, 12, 60, 400][k % 4]
+            var day = CivilDate(year: 2001, month: 1, day: 1)!.daysSinceEpoch
+            var f: [CashFlow] = []
+            for i in 0..<n {
+                day += Int.random(in: 0...40, using: &rng)
+                let sign: Double = i == 0 || Double.random(in: 0..<1, using: &rng) < 0.45 ? -1 : 1
+                f.append(CashFlow(date: CivilDate(daysSinceEpoch: day), amount: sign * Double(Int.random(in: 1...1_000_000, using: &rng)) / 100))
+            }
+            f.append(CashFlow(date: CivilDate(daysSinceEpoch: day + 30), amount: 1000))
+            all.append(f)
+            batch.append(f)
+        }
+        let results = xirr(batch: batch, threads: 2)
+        var solved = 0
+        for (f, result) in zip(all, results) {
+            let single = Result { () throws(XIRRError) in try xirr(flows: f) }
+            #expect(single == result)
+            guard case .success(let r) = result else { continue }
+            solved += 1
+            for rate in [r.rate] + r.otherRoots {
+                #expect(try isRootToWorkingPrecision(rate, f), "root \(rate) of a series of \(f.count)")
+            }
+        }
+        #expect(solved >= 30)
     }
 
     @Test("Brent fallback when Newton is capped, still a verified root")
