@@ -320,7 +320,7 @@ enum XIRRKernel {
             dfL -= t[i] * term
             scale += abs(term)
         }
-        let grow = exp(m)
+        let grow = m == 0 ? 1 : exp(m)
         return (f * grow, dfL * grow / (1 + rate), scale * grow)
     }
 
@@ -379,10 +379,19 @@ enum XIRRKernel {
         return isVerifiedRoot(r, s) ? r : nil
     }
 
-    /// Brent's method on `[lo, hi]` where the scaled NPV has values `flo`, `fhi` of opposite signs.
+    /// Brent's method on `[lo, hi]` in `L = log(1+r)`, where the scaled NPV has values `flo`, `fhi` of
+    /// opposite signs. Working in `L` keeps the relative precision of `1 + r` near −100 %, where an absolute
+    /// tolerance on `r` would be far too coarse. Returns the rate `e^L − 1`.
     static func brent(
         _ s: Series, lo: Double, hi: Double, flo: Double, fhi: Double, settings: XIRRSettings
     ) -> (rate: Double, iterations: Int) {
+        let (logRoot, iterations) = brentInLogGrowth(s, lo: lo, hi: hi, flo: flo, fhi: fhi, settings: settings)
+        return (expm1(logRoot), iterations)
+    }
+
+    private static func brentInLogGrowth(
+        _ s: Series, lo: Double, hi: Double, flo: Double, fhi: Double, settings: XIRRSettings
+    ) -> (logGrowth: Double, iterations: Int) {
         var a = lo, b = hi, fa = flo, fb = fhi
         var c = a, fc = fa
         var d = b - a, e = d
@@ -421,7 +430,7 @@ enum XIRRKernel {
             }
             a = b; fa = fb
             b += abs(d) > tol1 ? d : (xm > 0 ? tol1 : -tol1)
-            fb = scaledNPV(s, rate: b).scaled
+            fb = scaledNPV(s, rate: expm1(b)).scaled
         }
         return (b, cap)
     }
@@ -442,17 +451,16 @@ enum XIRRKernel {
         let t = s.times, a = s.amounts, w = s.factors
         var p = 0.0, n = 0.0, dp = 0.0, dn = 0.0, d2p = 0.0, d2n = 0.0
         for i in 0..<s.count {
+            // Branch-free split by sign: the signs of PE flows alternate unpredictably.
             let term = a[i] * w[i]
-            let slope = t[i] * term
-            if term > 0 {
-                p += term
-                dp -= slope
-                d2p += t[i] * slope
-            } else {
-                n -= term
-                dn += slope
-                d2n -= t[i] * slope
-            }
+            let inflow = max(term, 0), outflow = max(-term, 0)
+            let ti = t[i]
+            p += inflow
+            n += outflow
+            dp -= ti * inflow
+            dn -= ti * outflow
+            d2p += ti * ti * inflow
+            d2n += ti * ti * outflow
         }
         return Evaluation(
             logGrowth: logGrowth, scale: m, inflows: p, outflows: n, inflowsSlope: dp, outflowsSlope: dn,
@@ -487,7 +495,7 @@ enum XIRRKernel {
     ) {
         // Bring both ends to a common scale (factors ≤ 1: no overflow).
         let common = max(e0.scale, e1.scale)
-        let s0 = exp(e0.scale - common), s1 = exp(e1.scale - common)
+        let s0 = e0.scale == common ? 1 : exp(e0.scale - common), s1 = e1.scale == common ? 1 : exp(e1.scale - common)
         let p0 = e0.inflows * s0, n0 = e0.outflows * s0, dp0 = e0.inflowsSlope * s0, dn0 = e0.outflowsSlope * s0
         let p1 = e1.inflows * s1, n1 = e1.outflows * s1, dp1 = e1.inflowsSlope * s1, dn1 = e1.outflowsSlope * s1
         let w = e1.logGrowth - e0.logGrowth
@@ -513,7 +521,7 @@ enum XIRRKernel {
                 } else {
                     let g0 = scaledNPV(s, rate: r0).scaled, g1 = scaledNPV(s, rate: r1).scaled
                     if g0 != 0 && g1 != 0 && (g0 > 0) != (g1 > 0) {
-                        let found = brent(s, lo: r0, hi: r1, flo: g0, fhi: g1, settings: settings)
+                        let found = brent(s, lo: e0.logGrowth, hi: e1.logGrowth, flo: g0, fhi: g1, settings: settings)
                         roots.append((found.rate, found.iterations, .brent))
                     }
                 }
@@ -541,7 +549,11 @@ enum XIRRKernel {
     static func npvRange(_ s: Series) -> (minimum: Double, maximum: Double) {
         var npvMin = Double.infinity, npvMax = -Double.infinity
         for r in xirrScanRates {
-            let npv = scaledNPV(s, rate: r).npv
+            // Chained factors are precise enough for a message.
+            let m = discountFactors(s, logGrowth: log1p(r), exact: false)
+            var g = 0.0
+            for i in 0..<s.count { g += s.amounts[i] * s.factors[i] }
+            let npv = g * exp(m)
             if !npv.isNaN {
                 npvMin = min(npvMin, npv)
                 npvMax = max(npvMax, npv)
