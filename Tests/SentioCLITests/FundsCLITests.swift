@@ -57,7 +57,7 @@ enum SentioBinary {
         process.currentDirectoryURL = repositoryRoot
         let out = Pipe()
         let errFile = try temporaryDirectory("sentio-cli").appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         let err = try FileHandle(forWritingTo: errFile)
         process.standardOutput = out
         process.standardError = err
@@ -125,6 +125,12 @@ struct XirrCLITests {
         #expect(output.status == 0)
         #expect(abs(try #require(Double(output.stdout.trimmingCharacters(in: .whitespacesAndNewlines))) - 0.2) < 1e-12)
         #expect(output.stderr.contains("other IRRs"))
+        // A negative guess is a value, not an option; -0.5 is nearer 10 % than 20 %.
+        let negative = try SentioBinary.run(["xirr", file, "--guess", "-0.5"])
+        #expect(negative.status == 0, "\(negative.stderr)")
+        #expect(abs(try #require(Double(negative.stdout.trimmingCharacters(in: .whitespacesAndNewlines))) - 0.1) < 1e-12)
+        let outOfDomain = try SentioBinary.run(["xirr", file, "--guess", "-1"])
+        #expect(outOfDomain.status == 2 && outOfDomain.stderr.contains("--guess must be a finite rate greater than -1"))
     }
 
     @Test("bad input exits 2 naming file, line and field")
