@@ -36,7 +36,7 @@ public func xnpv(rate: Double, flows: [CashFlow], dayCount: DayCount = .actual36
 /// `1 + r`), pruning every cell where convexity bounds on the discounted inflows and outflows show the NPV
 /// keeps one sign (see `XIRRKernel.bracketRoots`); each bracketed sign change is solved by Brent's method (Brent 1973, *Algorithms for Minimization
 /// without Derivatives*, ch. 4). When nothing is found, the error gives the NPV's range over a fixed grid
-/// of 650 rates over the same span.
+/// of 210 rates over the same span.
 ///
 /// Root rule: with one sign change the root is unique (Descartes' rule of signs for generalized
 /// polynomials in `x = 1/(1+r)`). With several, the root nearest `guess` is returned, as Excel's XIRR
@@ -86,17 +86,18 @@ struct XIRRSettings: Sendable {
     }
 }
 
-/// The scan grid of rates, ascending, from just above −100 % to 999,900 %.
+/// The grid of rates, ascending, from just above −100 % to 999,900 %, over which `noRootFound` reports
+/// the NPV's range.
 let xirrScanRates: [Double] = {
     var rates: [Double] = []
     // Geometric in the growth factor 1 + r: dense near r = −1, sparse far above.
-    let points = 260
+    let points = 130
     let lo = log(1e-9), hi = log(1e4)
     for k in 1..<points { rates.append(exp(lo + (hi - lo) * Double(k) / Double(points)) - 1) }
     rates.append(1e-9 - 1)  // exact end points, for readable messages
     rates.append(9999)
-    // A 1 % grid where practical roots lie, so that nearby roots (10 % and 20 %) are separated.
-    for k in -90...300 { rates.append(Double(k) / 100) }
+    // A 5 % grid where practical rates lie.
+    for k in -18...60 { rates.append(Double(k) / 20) }
     rates.sort()
     var unique: [Double] = []
     for r in rates where r > -1 && (unique.last.map { r - $0 > 1e-12 } ?? true) { unique.append(r) }
@@ -311,7 +312,14 @@ enum XIRRKernel {
     /// `Σ aᵢ (1+r)^(−tᵢ)`, its derivative in `r`, and `Σ |aᵢ| (1+r)^(−tᵢ)` (the scale of rounding errors).
     @inline(__always)
     static func npvAndDerivative(_ s: Series, rate: Double, exact: Bool) -> (npv: Double, derivative: Double, scale: Double) {
-        let m = discountFactors(s, logGrowth: log1p(rate), exact: exact)
+        let (f, slope, scale) = npvAndLogSlope(s, logGrowth: log1p(rate), exact: exact)
+        return (f, slope / (1 + rate), scale)
+    }
+
+    /// The NPV at `L = log(1+r)`, its derivative in `L` (`−Σ tᵢ aᵢ e^(−tᵢL)`), and its scale.
+    @inline(__always)
+    static func npvAndLogSlope(_ s: Series, logGrowth: Double, exact: Bool) -> (npv: Double, slope: Double, scale: Double) {
+        let m = discountFactors(s, logGrowth: logGrowth, exact: exact)
         let t = s.times, a = s.amounts, w = s.factors
         var f = 0.0, dfL = 0.0, scale = 0.0
         for i in 0..<s.count {
@@ -321,7 +329,7 @@ enum XIRRKernel {
             scale += abs(term)
         }
         let grow = m == 0 ? 1 : exp(m)
-        return (f * grow, dfL * grow / (1 + rate), scale * grow)
+        return (f * grow, dfL * grow, scale * grow)
     }
 
     /// The NPV divided by the positive factor `e^m` (same sign, same roots, finite everywhere on the
@@ -349,18 +357,19 @@ enum XIRRKernel {
     /// Newton–Raphson from `guess`, stepping in `L = log(1+r)`. Returns the rate when it converged to a
     /// verified root (then polished by one exact Newton step), and the iterations spent.
     static func newton(_ s: Series, settings: XIRRSettings) -> (rate: Double?, iterations: Int) {
-        var r = settings.guess
+        // Newton in L = log(1+r): ΔL = −f / (df/dL). The NPV is a sum of exponentials in L, so steps are
+        // better scaled than in r (fewer iterations at high rates), and 1 + r = e^L stays positive.
+        var logGrowth = log1p(settings.guess), r = settings.guess
         for iteration in 1...settings.maxIterations {
-            let (f, df, _) = npvAndDerivative(s, rate: r, exact: false)
-            guard f.isFinite, df.isFinite, df != 0 else { return (nil, iteration) }
-            // ΔL = −f / (df/dL) with df/dL = (1+r)·df/dr. The NPV is a sum of exponentials in L, so steps
-            // are better scaled than in r (fewer iterations at high rates), and 1 + r = e^L stays positive.
-            // r + (1+r)(e^ΔL − 1), not (1+r)e^ΔL − 1, which would lose r's low bits to the rounding of 1 + r.
-            let next = r + (1 + r) * expm1(-f / (df * (1 + r)))
+            let (f, slope, _) = npvAndLogSlope(s, logGrowth: logGrowth, exact: false)
+            guard f.isFinite, slope.isFinite, slope != 0 else { return (nil, iteration) }
+            let nextLogGrowth = logGrowth - f / slope
+            let next = expm1(nextLogGrowth)
             guard next.isFinite, next > -1 else { return (nil, iteration) }
             if abs(next - r) <= settings.tolerance * max(1, abs(next)) {
                 return (polish(next, s), iteration)
             }
+            logGrowth = nextLogGrowth
             r = next
         }
         return (nil, settings.maxIterations)
@@ -477,8 +486,10 @@ enum XIRRKernel {
     /// exponentials, hence convex in `L`. On a cell `[L₀, L₁]` a convex function lies above its tangents and
     /// below its chord, so `tangent(P) − chord(N) ≤ f ≤ chord(P) − tangent(N)`: linear bounds. A cell whose
     /// lower bound is positive (or upper bound negative) at both ends has no root and is pruned. The same
-    /// bounds on `f′ = V − U` (`U = −P′`, `V = −N′`, also positive convex sums) show where `f` is monotone:
-    /// a monotone cell holds one root if its ends differ in sign (solved by Brent, or Newton's root if it
+    /// bounds on `f′ = V − U` (`U = −P′`, `V = −N′`, also positive convex sums) show where `f` is monotone,
+    /// and so do the durations `−P′/P` and `−N′/N` (both decrease with `L`; when the inflows' smallest
+    /// duration on the cell exceeds the outflows' largest, or the reverse, `log P − log N` is monotone):
+    /// such a cell holds one root if its ends differ in sign (solved by Brent, or Newton's root if it
     /// lies there) and none otherwise. The remaining cells are halved down to the finest width, where a sign
     /// change is solved by Brent. Two roots closer than one finest cell, with no sign change between them,
     /// can be missed (as by any scan); Newton's root is always kept.
@@ -511,7 +522,16 @@ enum XIRRKernel {
         let slopeMargin = relativeMargin * (u0 + v0 + u1 + v1)
         let slopeLower = max(min(v0 - u0, v0 + dv0 * w - u1), min(v1 - dv1 * w - u0, v1 - u1))
         let slopeUpper = min(max(v0 - u0, v1 - u0 - du0 * w), max(v0 - u1 + du1 * w, v1 - u1))
-        let monotone = slopeLower > slopeMargin || slopeUpper < -slopeMargin
+        // Durations: D_P = −P′/P and D_N = −N′/N are the discount-weighted mean times of the inflows and
+        // the outflows; both decrease with L (their derivative is minus a variance). log P − log N has
+        // derivative D_N − D_P, so if D_P(L₁) > D_N(L₀) it decreases across the whole cell (and increases
+        // if D_N(L₁) > D_P(L₀)): f then has at most one root there. Ratios need no common scale.
+        let durationMargin = relativeMargin * 4
+        let inflowsEarliest = u1 / p1, outflowsLatest = v0 / n0, outflowsEarliest = v1 / n1, inflowsLatest = u0 / p0
+        let logRatioMonotone = p0 > 0 && p1 > 0 && n0 > 0 && n1 > 0
+            && (inflowsEarliest > outflowsLatest * (1 + durationMargin) + durationMargin
+                || outflowsEarliest > inflowsLatest * (1 + durationMargin) + durationMargin)
+        let monotone = logRatioMonotone || slopeLower > slopeMargin || slopeUpper < -slopeMargin
         let signChange = f0 != 0 && f1 != 0 && (f0 > 0) != (f1 > 0)
         if monotone || depth == searchDepth {
             if signChange {
