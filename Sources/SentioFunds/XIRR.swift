@@ -30,13 +30,14 @@ public func xnpv(rate: Double, flows: [CashFlow], dayCount: DayCount = .actual36
 /// Solver: Newton–Raphson from `guess` with the analytic derivative
 /// `XNPV′(r) = −Σᵢ tᵢ aᵢ (1 + r)^(−tᵢ−1)`, stepping in `L = log(1 + r)` (`ΔL = −XNPV / ((1+r)·XNPV′)`), so
 /// that `1 + r` stays positive. The Newton result is accepted only if it is verified to be a root
-/// (|NPV| ≤ 1e-9·Σ|aᵢ|(1+r)^(−tᵢ) at the last iterate, or the NPV changes sign across it). Otherwise — and, with `rootSearch: .full`, whenever the flows change sign more
-/// than once in date order — rates from just above −100 % upward are scanned for sign changes of the NPV:
-/// `L = log(1 + r)` from log(1e-9) to log(1e4) (r up to 999,900 %) is halved 12 times (cells ≈ 0.73 % of
-/// `1 + r`), pruning every cell where convexity bounds on the discounted inflows and outflows show the NPV
-/// keeps one sign (see `XIRRKernel.bracketRoots`); each bracketed sign change is solved by Brent's method (Brent 1973, *Algorithms for Minimization
-/// without Derivatives*, ch. 4). When nothing is found, the error gives the NPV's range over a fixed grid
-/// of 210 rates over the same span.
+/// (|NPV| ≤ 1e-9·Σ|aᵢ|(1+r)^(−tᵢ), or the NPV changes sign across it) and is then polished by one Newton step
+/// with exactly computed discount factors. Otherwise — and, with `rootSearch: .full`, whenever the flows
+/// change sign more than once in date order — rates from just above −100 % upward are searched for sign
+/// changes of the NPV: `L` from log(1e-9) to log(1e4) (r up to 999,900 %) is halved up to 12 times (cells
+/// ≈ 0.73 % of `1 + r`); convexity bounds and duration bounds prune cells without roots and certify cells
+/// with at most one (see `XIRRKernel.bracketRoots`); each bracketed sign change is solved by Brent's method
+/// in `L` (Brent 1973, *Algorithms for Minimization without Derivatives*, ch. 4). When nothing is found, the
+/// error gives the NPV's range over a fixed grid of 210 rates over the same span.
 ///
 /// Root rule: with one sign change the root is unique (Descartes' rule of signs for generalized
 /// polynomials in `x = 1/(1+r)`). With several, the root nearest `guess` is returned, as Excel's XIRR
