@@ -27,10 +27,10 @@ struct FundCommand: ParsableCommand {
     @Option(name: .customLong("as-of"), help: "As-of date YYYY-MM-DD: only events on or before it count. Default: each fund's last event.")
     var asOf: String?
 
-    @Option(name: .customLong("day-count"), help: "Day count for the IRRs: act365f, act360, actact, 30-360, 30-360-bond. Default: act365f.")
+    @Option(name: .customLong("day-count"), help: "Day count for the IRRs: act365f, act360, actact, 30-360, 30-360-bond.")
     var dayCount: DayCountOption = .act365f
 
-    @Option(help: "Output format: table or json. Default: table.")
+    @Option(help: "Output format: table or json.")
     var format: TableOrJSON = .table
 
     enum TableOrJSON: String, ExpressibleByArgument, CaseIterable { case table, json }

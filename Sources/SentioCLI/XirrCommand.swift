@@ -44,17 +44,17 @@ struct XirrCommand: ParsableCommand {
     var file: String
 
     @Option(name: .customLong("day-count"),
-        help: "Day count: act365f (Actual/365 Fixed, Excel's), act360, actact (Actual/Actual ISDA), 30-360 (30/360 US), 30-360-bond (30/360 Bond Basis). Default: act365f.")
+        help: "Day count: act365f (Actual/365 Fixed, Excel's), act360, actact (Actual/Actual ISDA), 30-360 (30/360 US), 30-360-bond (30/360 Bond Basis).")
     var dayCount: DayCountOption = .act365f
 
     // `.unconditional`: a negative guess such as `--guess -0.5` is a value, not an option.
-    @Option(parsing: .unconditional, help: "Starting guess for Newton and reference for choosing among several roots, as a decimal fraction (> -1). Default: 0.1.")
+    @Option(parsing: .unconditional, help: "Starting guess for Newton and reference for choosing among several roots, as a decimal fraction (> -1).")
     var guess: Double = 0.1
 
     @Option(name: .customLong("npv-at"), parsing: .unconditional, help: "Print the XNPV at this annual rate (decimal fraction, > -1) instead of the XIRR. Default: none.")
     var npvAt: Double?
 
-    @Option(help: "Output format: text or json. Default: text.")
+    @Option(help: "Output format: text or json.")
     var format: TextOrJSON = .text
 
     enum TextOrJSON: String, ExpressibleByArgument, CaseIterable { case text, json }
