@@ -281,8 +281,11 @@ public struct IndexSeries: Sendable {
         levels = []
         lines = []
         for record in records.dropFirst() {
-            let dateText = record.cells[columns["date"]!]
-            let closeText = columns["close"]! < record.cells.count ? record.cells[columns["close"]!] : ""
+            guard record.cells.count == header.cells.count else {
+                throw FundInputError(file: file, line: record.line, field: nil,
+                    message: "\(record.cells.count) cells but the header has \(header.cells.count) columns")
+            }
+            let dateText = record.cells[columns["date"]!], closeText = record.cells[columns["close"]!]
             guard let d = CivilDate(iso: dateText) else {
                 throw FundInputError(file: file, line: record.line, field: "date", message: "'\(dateText)' is not a date (expected YYYY-MM-DD)")
             }

@@ -49,6 +49,7 @@ public struct PMEResult: Sendable, Hashable {
 public func publicMarketEquivalent(
     flows: [CashFlow], nav: CashFlow?, dayCount: DayCount = .actual365Fixed, indexLevel: (CivilDate) -> Double
 ) -> PMEResult {
+    precondition(!flows.isEmpty || nav != nil, "publicMarketEquivalent needs at least one flow or a NAV")
     let valuationDate = (flows.map(\.date) + [nav?.date].compactMap { $0 }).max()!
     let finalLevel = indexLevel(valuationDate)
     var futureValues: [CashFlow] = []

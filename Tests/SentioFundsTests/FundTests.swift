@@ -185,6 +185,9 @@ struct FundInputTests {
         #expect(throws: FundInputError(file: "ix.csv", line: 3, field: "date", message: "2020-01-31 does not come after 2020-01-31: dates must increase")) {
             try IndexSeries(text: "date,close\n2020-01-31,100\n2020-01-31,110\n", file: "ix.csv")
         }
+        #expect(throws: FundInputError(file: "ix.csv", line: 3, field: nil, message: "1 cells but the header has 2 columns")) {
+            try IndexSeries(text: "close,date\n100,2020-01-31\n110\n", file: "ix.csv")
+        }
         #expect(throws: FundInputError(file: "ix.csv", line: 2, field: "close", message: "'-3' is not a positive number")) {
             try IndexSeries(text: "date,close\n2020-01-31,-3\n", file: "ix.csv")
         }
