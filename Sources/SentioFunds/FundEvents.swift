@@ -128,6 +128,9 @@ public struct FundEventFile: Sendable {
             byFund[fundID, default: []].append(FundEvent(
                 fundID: fundID, date: date, type: type, amount: amount, dueDate: dueDate, status: status, line: record.line))
         }
+        guard !fundIDs.isEmpty else {
+            throw FundInputError(file: file, line: nil, field: nil, message: "no events after the header")
+        }
         for id in fundIDs {
             let events = byFund[id]!
             guard let start = events.filter({ $0.type == .commitment }).map(\.date).min() else {

@@ -140,6 +140,7 @@ struct FundInputTests {
         #expect(due.field == "due_date")
         let noCommitment = try #require(error("G,2020-01-01,call,5,,"))
         #expect(noCommitment.line == 2 && noCommitment.message.contains("no commitment"))
+        #expect(error("") == FundInputError(file: "ev.csv", line: nil, field: nil, message: "no events after the header"))
         let missing = try #require(error("", header: "fund_id,date,amount"))
         #expect(missing.line == 1 && missing.field == "type" && missing.message.contains("missing column"))
         let extra = try #require(error("", header: "fund_id,date,type,amount,fee"))
