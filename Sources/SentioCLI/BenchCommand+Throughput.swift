@@ -263,6 +263,8 @@ extension BenchCommand {
         if kind == .rollingOLS, let size, size < ThroughputWorkloads.regressionWindow {
             throw ValidationError("--size must be at least \(ThroughputWorkloads.regressionWindow) (the window) for rolling-ols, got \(size)")
         }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+        if threads != nil, kind != .xirr { throw ValidationError("--threads applies to the xirr workload only") }
         if let repeats, repeats < 1 { throw ValidationError("--repeat must be at least 1, got \(repeats)") }
         guard (1...12).contains(symbols) else { throw ValidationError("--symbols must be in 1...12, got \(symbols)") }
         for path in input where !FileManager.default.fileExists(atPath: path) {
@@ -289,6 +291,10 @@ extension BenchCommand {
         case .rollingOLS:
             let workload = try ThroughputWorkloads.rollingOLS(inputs: inputs, size: n)
             return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
+        case .xirr:
+            let (workload, count) = try ThroughputWorkloads.xirrWorkload(
+                inputs: inputs, size: size, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+            return try measureThroughput(workload, name: name, size: count, repeats: repeatCount, dumpPath: dump)
         default:
             throw UsageError("workload '\(name)' is not yet available")
         }

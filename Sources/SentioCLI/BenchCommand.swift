@@ -20,7 +20,7 @@ enum BenchWorkload: String, CaseIterable, ExpressibleByArgument {
     case backtestSentio = "backtest-sentio"
 
     /// Workloads implemented so far.
-    static let available: [BenchWorkload] = [.signals, .csv, .rsi, .volumeRatio, .rollingOLS]
+    static let available: [BenchWorkload] = [.signals, .csv, .rsi, .volumeRatio, .rollingOLS, .xirr]
 
     /// Whether this is a throughput workload (warm-up + repeated timed runs, `ThroughputReport`), as opposed to
     /// the `signals` latency workload.
@@ -82,6 +82,9 @@ struct BenchCommand: ParsableCommand {
             rolling-ols: rolling OLS, window 60, intercept + 3 regressors: y[t] = r[t+3], xj[t] = r[t+3-j] with \
             r[i] = log(c[i+1]/c[i]) over --size + 4 closes; throughput in windows (size - 59); checksum = sum of \
             all finite coefficients.
+            xirr: xirr(batch:threads:) over --size series (Actual/365F, guess 0.1); --input FILE with header \
+            series,date,amount (rows grouped by series, dates YYYY-MM-DD, signed amounts), else generated \
+            private-equity-like series of 24 monthly flows; checksum = sum of the rates found.
             """
     )
 
@@ -123,6 +126,10 @@ struct BenchCommand: ParsableCommand {
         valueName: "PATH"))
     var input: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "xirr: worker threads of the batch solver (count; default: the active processor count).", valueName: "N"))
+    var threads: Int?
+
     @Option(help: .hidden)
     var dump: String?
 
@@ -137,7 +144,7 @@ struct BenchCommand: ParsableCommand {
             try validateThroughput(kind)
             return
         }
-        for (flag, given) in [("--size", size != nil), ("--repeat", repeats != nil), ("--input", !input.isEmpty), ("--dump", dump != nil)] where given {
+        for (flag, given) in [("--size", size != nil), ("--repeat", repeats != nil), ("--input", !input.isEmpty), ("--dump", dump != nil), ("--threads", threads != nil)] where given {
             throw ValidationError("\(flag) applies to the throughput workloads, not to signals (use --bars and --data)")
         }
         guard (1...12).contains(symbols) else { throw ValidationError("--symbols must be in 1...12, got \(symbols)") }

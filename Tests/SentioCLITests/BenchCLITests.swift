@@ -151,6 +151,47 @@ struct BenchCLITests {
         expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(all), relative: 1e-9)
     }
 
+    @Test func xirrSolvesEverySeriesOfTheInputFile() throws {
+        let directory = try temporaryDirectory()
+        let file = directory.appendingPathComponent("flows.csv").path, dump = directory.appendingPathComponent("rates.f64").path
+        // Series 0 is the Excel documentation example (0.373362535); series 2 has no sign change (an error: NaN).
+        try Data("""
+            series,date,amount
+            0,2008-01-01,-10000
+            0,2008-03-01,2750
+            0,2008-10-30,4250
+            0,2009-02-15,3250
+            0,2009-04-01,2750
+            1,2021-01-01,-1000
+            1,2022-01-01,1100
+            2,2020-01-01,500
+            2,2021-01-01,600
+
+            """.utf8).write(to: URL(fileURLWithPath: file))
+        let run = try runSentio(["bench", "xirr", "--input", file, "--threads", "2", "--repeat", "2", "--format", "json", "--dump", dump])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try parseReport(run.stdout, workload: "xirr", size: 3, repeats: 2)
+        let rates = try readDump(dump)
+        #expect(rates.count == 3)
+        expectClose(rates[0], 0.373362535, relative: 1e-8)
+        expectClose(rates[1], 0.1, relative: 1e-12)
+        #expect(rates[2].isNaN)
+        expectClose(try #require(report["checksum"] as? Double), rates[0] + rates[1], relative: 1e-12)
+    }
+
+    @Test func xirrGeneratesItsSeriesWhenNoInputIsGiven() throws {
+        let run = try runSentio(["bench", "xirr", "--size", "50", "--threads", "1", "--repeat", "1", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try parseReport(run.stdout, workload: "xirr", size: 50, repeats: 1)
+        let batch = ThroughputWorkloads.generatedXIRRBatch(count: 50, seed: 42)
+        #expect(batch.count == 50 && batch.amounts.count == 50 * 24)
+        let rates = try (0..<50).map { k in
+            let range = batch.offsets[k]..<batch.offsets[k + 1]
+            return try xirr(flows: range.map { CashFlow(date: CivilDate(daysSinceEpoch: batch.dayNumbers[$0]), amount: batch.amounts[$0]) }).rate
+        }
+        expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(rates), relative: 1e-12)
+    }
+
     @Test func tableFormatShowsTheMedianAndThroughput() throws {
         let run = try runSentio(["bench", "rsi", "--size", "1000", "--repeat", "2"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -169,6 +210,9 @@ struct BenchCLITests {
         (["bench", "csv", "--input", "Data/market/TQQQ.csv", "--input", "Data/market/SQQQ.csv"], "exactly one file"),
         (["bench", "signals", "--repeat", "3"], "--repeat applies to the throughput workloads"),
         (["bench", "rsi", "--format", "xml"], "xml"),
+        (["bench", "xirr", "--threads", "0"], "--threads must be at least 1"),
+        (["bench", "rsi", "--threads", "2"], "--threads applies to the xirr workload only"),
+        (["bench", "xirr", "--input", "Data/market/TQQQ.csv"], "expected the header 'series,date,amount'"),
     ])
     func badOptionsExitWith2(arguments: [String], message: String) throws {
         let run = try runSentio(arguments)
@@ -184,6 +228,14 @@ struct BenchCLITests {
         let run = try runSentio(["bench", "csv", "--input", file])
         #expect(run.status == 2)
         #expect(run.stderr.contains("BAD.csv") && run.stderr.contains("3") && run.stderr.contains("close"), "\(run.stderr)")
+    }
+
+    @Test func badXIRRRowNamesFileLineAndField() throws {
+        let file = try temporaryDirectory().appendingPathComponent("flows.csv").path
+        try Data("series,date,amount\n0,2020-01-01,-100\n0,2020-13-01,110\n".utf8).write(to: URL(fileURLWithPath: file))
+        let run = try runSentio(["bench", "xirr", "--input", file])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("flows.csv:3: field 'date'"), "\(run.stderr)")
     }
 
     @Test func compensatedSumIsExactWhereThePlainSumIsNot() {

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import Sentio
+
+// Throughput workloads over the engine's higher modules: XIRR batches (SentioFunds) and backtests
+// (SentioBacktest). The work itself is the modules' public API; only inputs and reductions live here.
+
+extension ThroughputWorkloads {
+    // MARK: XIRR
+
+    /// Flows per generated series.
+    static let xirrFlowsPerSeries = 24
+
+    /// `xirr`: `xirr(batch:threads:)` over `size` series (default Actual/365F, guess 0.1, the module's default
+    /// root search). Units: series. Checksum: compensated sum of the rates of the series that have one.
+    /// Dump: one rate per series, NaN where the solver reported an error.
+    ///
+    /// Input: `--input FILE` with header `series,date,amount` (rows grouped by series, dates `YYYY-MM-DD`,
+    /// amounts signed), as the head-to-head harness writes it; otherwise `size` generated private-equity-like
+    /// series (see `generatedXIRRBatch`).
+    static func xirrWorkload(inputs: BenchInputs, size: Int?, threads: Int) throws
+        -> (ThroughputWorkload<[Result<XIRRResult, XIRRError>]>, Int)
+    {
+        let batch: CashFlowBatch
+        if let path = inputs.paths.first {
+            guard inputs.paths.count == 1 else { throw UsageError("--input: the xirr workload reads exactly one file") }
+            batch = try readXIRRBatch(path: path)
+            if let size, size != batch.count {
+                throw UsageError("--size \(size) does not match \(path), which has \(batch.count) series")
+            }
+        } else {
+            batch = generatedXIRRBatch(count: size ?? defaultSize(.xirr), seed: inputs.seed)
+        }
+        let rates: ([Result<XIRRResult, XIRRError>]) -> [Double] = { results in
+            results.map { result in (try? result.get().rate) ?? .nan }
+        }
+        let workload = ThroughputWorkload<[Result<XIRRResult, XIRRError>]>(
+            unit: "series", units: batch.count, run: { xirr(batch: batch, threads: threads) },
+            checksum: { compensatedFiniteSum(rates($0)) }, dumpValues: rates)
+        return (workload, batch.count)
+    }
+
+    /// Reads a `series,date,amount` file into a batch; a bad row names the file, line and field.
+    static func readXIRRBatch(path: String) throws -> CashFlowBatch {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw UsageError("\(path): cannot read the file")
+        }
+        var batch = CashFlowBatch()
+        var days: [Int] = [], amounts: [Double] = []
+        var currentSeries: Substring?
+        var lineNumber = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            if lineNumber == 1 {
+                guard line.trimmingCharacters(in: .whitespaces) == "series,date,amount" else {
+                    throw UsageError("\(path):1: expected the header 'series,date,amount'")
+                }
+                continue
+            }
+            if line.isEmpty { continue }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count == 3 else {
+                throw UsageError("\(path):\(lineNumber): expected 3 fields (series,date,amount), found \(fields.count)")
+            }
+            guard let date = CivilDate(iso: fields[1]) else {
+                throw UsageError("\(path):\(lineNumber): field 'date': '\(fields[1])' is not a date YYYY-MM-DD")
+            }
+            guard let amount = Double(fields[2]), amount.isFinite else {
+                throw UsageError("\(path):\(lineNumber): field 'amount': '\(fields[2])' is not a finite number")
+            }
+            if let currentSeries, currentSeries != fields[0] {
+                batch.append(dayNumbers: days, amounts: amounts)
+                days.removeAll(keepingCapacity: true)
+                amounts.removeAll(keepingCapacity: true)
+            }
+            currentSeries = fields[0]
+            days.append(date.daysSinceEpoch)
+            amounts.append(amount)
+        }
+        if currentSeries != nil { batch.append(dayNumbers: days, amounts: amounts) }
+        guard batch.count > 0 else { throw UsageError("\(path): no cash flows") }
+        return batch
+    }
+
+    /// `count` private-equity-like series of 24 monthly flows, from `seed`: 2–6 capital calls (−1,000 to
+    /// −10,000, rounded to cents) then distributions (one month in five zero) scaled to 0.6–2.5× the calls, the
+    /// last at least half of a full month's share; first flow on the 1st of a random month of 2000–2019.
+    /// The same scheme as the harness's `write_xirr_input` (with a different random stream).
+    static func generatedXIRRBatch(count: Int, seed: UInt64) -> CashFlowBatch {
+        var random = Xoshiro256StarStar(seed: seed)
+        func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(random.next() >> 11) / Double(1 << 53) }
+        func cents(_ x: Double) -> Double { (x * 100).rounded() / 100 }
+        var batch = CashFlowBatch()
+        batch.reserveCapacity(series: count, flows: count * xirrFlowsPerSeries)
+        let flows = xirrFlowsPerSeries
+        for _ in 0..<count {
+            let startMonth = Int(random.next() % 240)
+            let start = CivilDate(year: 2000 + startMonth / 12, month: startMonth % 12 + 1, day: 1)!
+            let calls = 2 + Int(random.next() % 5)
+            var amounts = [Double](repeating: 0, count: flows)
+            var paid = 0.0
+            for m in 0..<calls {
+                amounts[m] = -cents(uniform(1_000, 10_000))
+                paid -= amounts[m]
+            }
+            var raw = (calls..<flows).map { _ in uniform(0, 1) * (uniform(0, 1) > 0.2 ? 1 : 0) }
+            raw[raw.count - 1] = max(raw[raw.count - 1], 0.5)
+            let total = raw.reduce(0, +), multiple = uniform(0.6, 2.5)
+            for (i, x) in raw.enumerated() { amounts[calls + i] = cents(x / total * paid * multiple) }
+            batch.append(dayNumbers: (0..<flows).map { start.addingMonths($0).daysSinceEpoch }, amounts: amounts)
+        }
+        return batch
+    }
+}
