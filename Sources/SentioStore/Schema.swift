@@ -34,6 +34,11 @@ enum Schema {
     }
 
     /// Market data: instruments, bars and the log of imported files.
+    ///
+    /// `bars` is the canonical, queryable form (one row per bar). `bar_blocks` holds the same bars again as
+    /// column blocks (up to `SentioDatabase.barBlockSize` bars per row; each column a BLOB of little-endian
+    /// Int64 / IEEE-754 doubles) so that loading into `OHLCVSeries` is a memory copy instead of a row-by-row decode.
+    /// Both are written in the same transaction; `integrityCheck()` verifies they agree.
     static let version1 = """
         CREATE TABLE instruments (
             symbol          TEXT PRIMARY KEY NOT NULL CHECK (length(symbol) > 0),
@@ -53,6 +58,19 @@ enum Schema {
             close     REAL NOT NULL,
             volume    REAL NOT NULL,
             PRIMARY KEY (symbol, timestamp)
+        ) WITHOUT ROWID;
+        CREATE TABLE bar_blocks (
+            symbol          TEXT NOT NULL REFERENCES instruments(symbol) ON DELETE CASCADE,
+            first_timestamp INTEGER NOT NULL,
+            last_timestamp  INTEGER NOT NULL,
+            row_count       INTEGER NOT NULL CHECK (row_count > 0),
+            timestamps      BLOB NOT NULL CHECK (length(timestamps) = 8 * row_count),
+            open            BLOB NOT NULL CHECK (length(open) = 8 * row_count),
+            high            BLOB NOT NULL CHECK (length(high) = 8 * row_count),
+            low             BLOB NOT NULL CHECK (length(low) = 8 * row_count),
+            close           BLOB NOT NULL CHECK (length(close) = 8 * row_count),
+            volume          BLOB NOT NULL CHECK (length(volume) = 8 * row_count),
+            PRIMARY KEY (symbol, first_timestamp)
         ) WITHOUT ROWID;
         CREATE TABLE imports (
             id              INTEGER PRIMARY KEY,

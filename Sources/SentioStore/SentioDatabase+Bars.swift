@@ -135,6 +135,9 @@ extension SentioDatabase {
                         sql: "INSERT INTO instruments (symbol, updated_at) VALUES (?, ?) ON CONFLICT (symbol) DO NOTHING",
                         arguments: [series.symbol, now])
                     try Self.mergeBars(db, series, replace: replace, into: &report)
+                    if report.inserted > 0 || report.replaced > 0 {
+                        try Self.updateBlocks(db, series)
+                    }
                     try db.execute(
                         sql: """
                             INSERT INTO imports (path, fingerprint, symbol, row_count, inserted, identical, conflicts,
@@ -217,11 +220,13 @@ extension SentioDatabase {
         for handle in [insertHandle, lookupHandle, updateHandle] {
             sqlite3_bind_text(handle, 1, series.symbol, -1, sqliteTransient)
         }
-        func check(_ code: CInt, _ expected: CInt, _ sql: String) throws {
-            if code != expected {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
-            }
+        // `Statement.sql` is computed (it trims the text): evaluate it only on the error path.
+        @inline(__always) func check(_ code: CInt, _ expected: CInt, _ sql: @autoclosure () -> String) throws {
+            if code != expected { try fail(code, sql()) }
+        }
+        func fail(_ code: CInt, _ sql: String) throws -> Never {
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
         }
 
         var inserted = 0, identical = 0, conflicts = 0, replaced = 0
@@ -296,9 +301,9 @@ extension SentioDatabase {
 
     /// Loads stored bars into series, one per symbol, in the order of `symbols`.
     ///
-    /// Rows are read with one prepared range scan per symbol over the `(symbol, timestamp)` primary key, each
-    /// column appended straight into the series' preallocated arrays (no per-row objects). Symbols are loaded
-    /// concurrently on the pool's reader connections, all from the same committed state of each connection.
+    /// Bars are read from `bar_blocks`: each block's column BLOBs are copied straight into the series' arrays,
+    /// sized once up front (no per-bar work beyond the copy). Symbols are loaded concurrently on the pool's reader
+    /// connections; each symbol comes from one committed state.
     ///
     /// - Parameters:
     ///   - symbols: the symbols to load; `nil` loads every stored instrument, sorted by symbol.
@@ -316,27 +321,15 @@ extension SentioDatabase {
         let results = ResultSlots<OHLCVSeries>(count: wanted.count)
         DispatchQueue.concurrentPerform(iterations: wanted.count) { index in
             let symbol = wanted[index]
-            let summary = stored[symbol]!
             results.set(index) {
                 try self.withStoreErrors {
                     try self.pool.read { db in
-                        try Self.loadBars(db, symbol: symbol, from: lower, to: upper, capacity: Self.estimate(summary, lower, upper))
+                        try Self.loadBlocks(db, symbol: symbol, from: lower, to: upper)
                     }
                 }
             }
         }
         return try results.values()
-    }
-
-    /// Capacity to reserve: the stored count scaled by the share of the stored time span the range covers.
-    private static func estimate(_ summary: InstrumentSummary, _ lower: Int64, _ upper: Int64) -> Int {
-        guard let first = summary.firstTimestamp, let last = summary.lastTimestamp, last > first else {
-            return summary.barCount
-        }
-        let start = max(first, lower), end = min(last, upper)
-        if end < start { return 0 }
-        let share = Double(end - start) / Double(last - first)
-        return min(summary.barCount, Int((Double(summary.barCount) * share).rounded(.up)) + 16)
     }
 
     private static func loadBars(_ db: Database, symbol: String, from: Int64, to: Int64, capacity: Int) throws -> OHLCVSeries {
@@ -368,6 +361,192 @@ extension SentioDatabase {
             series.volume.append(sqlite3_column_double(handle, 5))
         }
         return series
+    }
+
+    // MARK: - Column blocks
+
+    /// Bars per row of `bar_blocks`: 8,192 bars make 64 KiB per column BLOB.
+    public static let barBlockSize = 8_192
+
+    /// Keeps `bar_blocks` equal to `bars` after `series` was merged into `bars`.
+    ///
+    /// Blocks overlapping the series' time range are rebuilt from `bars`; when none overlaps, the range held no
+    /// stored bars (blocks cover every stored bar), so the series itself is the new content — appended to the
+    /// preceding block when that one is not full, so that repeated small appends do not fragment the blocks.
+    static func updateBlocks(_ db: Database, _ series: OHLCVSeries) throws {
+        guard let first = series.timestamps.first, let last = series.timestamps.last else { return }
+        let symbol = series.symbol
+        let overlapping = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT first_timestamp, last_timestamp FROM bar_blocks
+                WHERE symbol = ? AND last_timestamp >= ? AND first_timestamp <= ?
+                """,
+            arguments: [symbol, first, last])
+        if overlapping.isEmpty {
+            var content = series
+            let previous = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT first_timestamp FROM bar_blocks WHERE symbol = ? AND first_timestamp < ?
+                    ORDER BY first_timestamp DESC LIMIT 1
+                    """,
+                arguments: [symbol, first])
+            if let previous {
+                let start: Int64 = previous["first_timestamp"]
+                var head = try loadBlocks(db, symbol: symbol, from: start, to: first - 1)
+                if head.count < barBlockSize {
+                    try db.execute(
+                        sql: "DELETE FROM bar_blocks WHERE symbol = ? AND first_timestamp = ?", arguments: [symbol, start])
+                    head.timestamps += series.timestamps
+                    head.open += series.open
+                    head.high += series.high
+                    head.low += series.low
+                    head.close += series.close
+                    head.volume += series.volume
+                    content = head
+                }
+            }
+            try writeBlocks(db, content)
+            return
+        }
+        let lower = min(first, overlapping.map { $0["first_timestamp"] as Int64 }.min()!)
+        let upper = max(last, overlapping.map { $0["last_timestamp"] as Int64 }.max()!)
+        try db.execute(
+            sql: "DELETE FROM bar_blocks WHERE symbol = ? AND last_timestamp >= ? AND first_timestamp <= ?",
+            arguments: [symbol, first, last])
+        try writeBlocks(db, try loadBars(db, symbol: symbol, from: lower, to: upper, capacity: series.count))
+    }
+
+    /// Writes `series` as consecutive blocks of at most `barBlockSize` bars.
+    private static func writeBlocks(_ db: Database, _ series: OHLCVSeries) throws {
+        let insert = try db.makeStatement(
+            sql: """
+                INSERT INTO bar_blocks (symbol, first_timestamp, last_timestamp, row_count, timestamps, open, high, low,
+                                        close, volume)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                """)
+        let handle = insert.sqliteStatement
+        sqlite3_bind_text(handle, 1, series.symbol, -1, sqliteTransient)
+        var start = 0
+        while start < series.count {
+            let end = min(start + barBlockSize, series.count)
+            sqlite3_bind_int64(handle, 2, series.timestamps[start])
+            sqlite3_bind_int64(handle, 3, series.timestamps[end - 1])
+            sqlite3_bind_int64(handle, 4, Int64(end - start))
+            series.timestamps[start..<end].withUnsafeBytes { bindBlob(handle, 5, $0) }
+            series.open[start..<end].withUnsafeBytes { bindBlob(handle, 6, $0) }
+            series.high[start..<end].withUnsafeBytes { bindBlob(handle, 7, $0) }
+            series.low[start..<end].withUnsafeBytes { bindBlob(handle, 8, $0) }
+            series.close[start..<end].withUnsafeBytes { bindBlob(handle, 9, $0) }
+            series.volume[start..<end].withUnsafeBytes { bindBlob(handle, 10, $0) }
+            let code = sqlite3_step(handle)
+            sqlite3_reset(handle)
+            if code != SQLITE_DONE {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            start = end
+        }
+    }
+
+    /// Binds raw bytes as a BLOB, copied by SQLite (the buffer does not outlive the call).
+    private static func bindBlob(_ handle: OpaquePointer?, _ index: CInt, _ bytes: UnsafeRawBufferPointer) {
+        sqlite3_bind_blob(handle, index, bytes.baseAddress, CInt(bytes.count), sqliteTransient)
+    }
+
+    /// Loads a symbol's bars in `[from, to]` from its column blocks.
+    static func loadBlocks(_ db: Database, symbol: String, from: Int64, to: Int64) throws -> OHLCVSeries {
+        let arguments: StatementArguments = [symbol, from, to]
+        let capacity = try Int.fetchOne(
+            db,
+            sql: """
+                SELECT coalesce(sum(row_count), 0) FROM bar_blocks
+                WHERE symbol = ?1 AND last_timestamp >= ?2 AND first_timestamp <= ?3
+                """,
+            arguments: arguments) ?? 0
+        let select = try db.makeStatement(
+            sql: """
+                SELECT row_count, timestamps, open, high, low, close, volume FROM bar_blocks
+                WHERE symbol = ?1 AND last_timestamp >= ?2 AND first_timestamp <= ?3 ORDER BY first_timestamp
+                """)
+        let handle = select.sqliteStatement
+        sqlite3_bind_text(handle, 1, symbol, -1, sqliteTransient)
+        sqlite3_bind_int64(handle, 2, from)
+        sqlite3_bind_int64(handle, 3, to)
+        defer { sqlite3_reset(handle) }
+
+        // Each column is allocated once at its final size, then filled block by block with memcpy from the BLOBs
+        // (which SQLite may hand out unaligned, hence byte copies rather than typed loads).
+        var timestamps = [Int64](repeating: 0, count: capacity)
+        var open = [Double](repeating: 0, count: capacity), high = open, low = open, close = open, volume = open
+        var filled = 0
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            let rows = Int(sqlite3_column_int64(handle, 0))
+            guard filled + rows <= capacity else {
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "bar blocks of \(symbol) overlap")
+            }
+            func copy(_ index: CInt, into destination: UnsafeMutableRawBufferPointer) throws {
+                let bytes = Int(sqlite3_column_bytes(handle, index))
+                guard bytes == rows * 8, let blob = sqlite3_column_blob(handle, index) else {
+                    throw DatabaseError(
+                        resultCode: .SQLITE_CORRUPT, message: "a bar block of \(symbol) has \(bytes) bytes for \(rows) bars")
+                }
+                (destination.baseAddress! + filled * 8).copyMemory(from: blob, byteCount: bytes)
+            }
+            try timestamps.withUnsafeMutableBytes { try copy(1, into: $0) }
+            try open.withUnsafeMutableBytes { try copy(2, into: $0) }
+            try high.withUnsafeMutableBytes { try copy(3, into: $0) }
+            try low.withUnsafeMutableBytes { try copy(4, into: $0) }
+            try close.withUnsafeMutableBytes { try copy(5, into: $0) }
+            try volume.withUnsafeMutableBytes { try copy(6, into: $0) }
+            filled += rows
+        }
+        guard filled == capacity else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "bar blocks of \(symbol) changed while loading")
+        }
+        var series = OHLCVSeries(
+            symbol: symbol, timestamps: timestamps, open: open, high: high, low: low, close: close, volume: volume)
+        // Edge blocks may reach outside [from, to]: trim by binary search on the sorted timestamps.
+        let lowerIndex = partitionPoint(series.timestamps) { $0 >= from }
+        let upperIndex = partitionPoint(series.timestamps) { $0 > to }
+        if lowerIndex > 0 || upperIndex < series.count {
+            series = series.slice(lowerIndex..<upperIndex)
+        }
+        return series
+    }
+
+    /// The first index whose element satisfies `predicate` (false...false true...true), by binary search.
+    private static func partitionPoint(_ values: [Int64], _ predicate: (Int64) -> Bool) -> Int {
+        var low = 0, high = values.count
+        while low < high {
+            let middle = (low + high) / 2
+            if predicate(values[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    /// Checks that `bar_blocks` holds exactly the rows of `bars`; returns one message per disagreeing symbol.
+    static func verifyBlocks(_ db: Database) throws -> [String] {
+        var messages: [String] = []
+        for symbol in try String.fetchAll(db, sql: "SELECT symbol FROM instruments ORDER BY symbol") {
+            let rows = try loadBars(db, symbol: symbol, from: .min, to: .max, capacity: 0)
+            let blocks = try loadBlocks(db, symbol: symbol, from: .min, to: .max)
+            if rows != blocks {
+                messages.append("bar blocks of \(symbol) differ from its bars (\(blocks.count) vs \(rows.count) bars)")
+            }
+            let recorded = try Int.fetchOne(db, sql: "SELECT bar_count FROM instruments WHERE symbol = ?", arguments: [symbol])
+            if recorded != rows.count {
+                messages.append("instrument \(symbol) records \(recorded ?? 0) bars but has \(rows.count)")
+            }
+        }
+        return messages
     }
 
     // MARK: - Catalogue

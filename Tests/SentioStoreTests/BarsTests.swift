@@ -112,6 +112,56 @@ struct BarsTests {
         #expect(again.conflicts == 37)
     }
 
+    @Test("column blocks stay equal to the bars table through appends, overlaps, gaps and replaces")
+    func blocksFollowBars() throws {
+        let store = try SentioDatabase(path: try temporaryDatabasePath())
+        let blockSize = SentioDatabase.barBlockSize
+        // One long reference series; import pieces of it (and altered copies) in an awkward order.
+        let full = randomSeries(symbol: "AAA", count: 3 * blockSize + 123, seed: 21)
+        var expected = [Int64: Bar]()
+        func importPiece(_ range: Range<Int>, shift: Double = 0, replace: Bool = false) throws {
+            var piece = full.slice(range)
+            for i in 0..<piece.count { piece.close[i] += shift; piece.high[i] += shift }
+            let report = try store.importSeries(piece, sourcePath: "p", fingerprint: "\(range)-\(shift)", replace: replace)
+            for i in 0..<piece.count where expected[piece.timestamps[i]] == nil || replace {
+                expected[piece.timestamps[i]] = piece[bar: i]
+            }
+            #expect(report.inserted + report.identical + report.conflicts == piece.count)
+        }
+        try importPiece(blockSize..<(blockSize + 500))  // middle first
+        for start in stride(from: blockSize + 500, to: blockSize + 520, by: 1) {
+            try importPiece(start..<(start + 1))  // one-bar appends must not fragment the blocks
+        }
+        try importPiece(0..<100)  // before, with a gap
+        try importPiece(50..<(2 * blockSize))  // overlapping both, filling the gap
+        try importPiece(300..<400, shift: 1)  // conflicts kept
+        try importPiece(350..<450, shift: 2, replace: true)  // conflicts replaced
+        try importPiece((2 * blockSize)..<full.count)  // append the rest
+
+        let blockCount = try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM bar_blocks") ?? 0 }
+        #expect(blockCount <= 6, "blocks fragmented: \(blockCount)")
+        #expect(try store.integrityCheck() == ["ok"])
+        let loaded = try store.loadSeries(symbols: ["AAA"])[0]
+        let keys = expected.keys.sorted()
+        #expect(loaded.timestamps == keys)
+        #expect((0..<loaded.count).allSatisfy { loaded[bar: $0] == expected[keys[$0]]! })
+        // Ranges cutting through blocks.
+        for (a, b) in [(0, 1), (17, blockSize + 3), (blockSize - 1, blockSize), (2 * blockSize + 5, full.count - 1)] {
+            let part = try store.loadSeries(symbols: ["AAA"], from: keys[a], to: keys[b])[0]
+            #expect(part == loaded.slice(a..<(b + 1)))
+        }
+    }
+
+    @Test("the integrity check notices bar blocks that disagree with the bars table")
+    func integrityNoticesBlockMismatch() throws {
+        let store = try SentioDatabase(path: try temporaryDatabasePath())
+        try store.importSeries(randomSeries(symbol: "AAA", count: 100, seed: 4), sourcePath: "a", fingerprint: "a")
+        try store.pool.write { try $0.execute(sql: "UPDATE bars SET close = close + 1 WHERE timestamp = 1700000060") }
+        let messages = try store.integrityCheck()
+        #expect(messages.count == 1 && messages[0].contains("bar blocks of AAA differ"))
+        #expect(throws: StoreError.self) { try store.verifyIntegrity() }
+    }
+
     @Test("an unstorable series is rejected and nothing is written")
     func invalidSeries() throws {
         let store = try SentioDatabase(path: try temporaryDatabasePath())
