@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import SentioCore
 
 extension SentioDatabase {
@@ -44,8 +45,19 @@ extension SentioDatabase {
                 }
                 let insertPoint = try db.makeStatement(
                     sql: "INSERT INTO run_equity (run_id, timestamp, equity, cash) VALUES (?, ?, ?, ?)")
+                // Equity curves run to a point per bar: bind raw values, no per-point argument arrays.
+                let handle = insertPoint.sqliteStatement
+                sqlite3_bind_int64(handle, 1, runID)
                 for point in equity {
-                    try insertPoint.execute(arguments: [runID, point.timestamp, point.equity, point.cash])
+                    sqlite3_bind_int64(handle, 2, point.timestamp)
+                    sqlite3_bind_double(handle, 3, point.equity)
+                    if let cash = point.cash { sqlite3_bind_double(handle, 4, cash) } else { sqlite3_bind_null(handle, 4) }
+                    let code = sqlite3_step(handle)
+                    sqlite3_reset(handle)
+                    if code != SQLITE_DONE {
+                        throw DatabaseError(
+                            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                    }
                 }
                 return runID
             }
