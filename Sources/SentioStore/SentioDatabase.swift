@@ -106,8 +106,14 @@ public final class SentioDatabase: Sendable {
                 userVersion: try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
                 applicationID: try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0,
                 applied: try migrator.appliedIdentifiers(db),
+                // GRDB creates `grdb_migrations` outside (before) the first migration's transaction, so a file that
+                // another process is creating right now may hold only that table: it is still an empty store.
                 tableCount: try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") ?? 0
+                    db,
+                    sql: """
+                        SELECT count(*) FROM sqlite_master
+                        WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'
+                        """) ?? 0
             )
         }
         let known = Set(migrator.migrations)
@@ -122,7 +128,29 @@ public final class SentioDatabase: Sendable {
             throw StoreError.notASentioDatabase(path: path)
         }
         if state.applied != known {
-            try migrator.migrate(pool)
+            try migrate(migrator, known: known)
+        }
+    }
+
+    /// Applies the missing migrations, tolerating another process that migrates the same file at the same moment.
+    ///
+    /// Each migration runs in its own transaction, but GRDB reads the list of applied migrations before taking
+    /// the write lock; two processes creating the same new file can both decide to run a migration, and the
+    /// second then fails on `CREATE TABLE`. Nothing is half-applied in that case, so re-reading what is applied and
+    /// trying again converges.
+    private func migrate(_ migrator: DatabaseMigrator, known: Set<String>) throws {
+        var attempt = 0
+        while true {
+            do {
+                try migrator.migrate(pool)
+                return
+            } catch {
+                attempt += 1
+                let applied = try pool.read { try migrator.appliedIdentifiers($0) }
+                if applied == known { return }
+                if attempt >= 20 || !applied.isSubset(of: known) { throw error }
+                usleep(UInt32.random(in: 10_000...50_000))
+            }
         }
     }
 
