@@ -15,7 +15,7 @@ import Darwin
 
 /// The built `sentio` executable: it sits in the products directory beside the test bundle
 /// (`.build/<config>/sentio` next to `.build/<config>/SentioPackageTests.xctest`).
-func sentioExecutable() throws -> URL {
+private func sentioExecutable() throws -> URL {
     var directories: [URL] = []
     if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
         directories.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
@@ -35,14 +35,14 @@ func sentioExecutable() throws -> URL {
     throw NotBuilt(searched: directories)
 }
 
-struct ProcessResult {
+private struct ProcessResult {
     var status: Int32
     var stdout: String
     var stderr: String
 }
 
 /// Starts `sentio` with `arguments`; output goes to files in a temporary directory (no pipe can fill up).
-func startSentio(
+private func startSentio(
     _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil
 ) throws -> (process: Process, stdout: URL, stderr: URL) {
     let process = Process()
@@ -61,7 +61,7 @@ func startSentio(
 }
 
 /// Runs `sentio` to completion.
-func runSentio(_ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil) throws -> ProcessResult {
+private func runSentio(_ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil) throws -> ProcessResult {
     let (process, stdout, stderr) = try startSentio(arguments, environment: environment, directory: directory)
     process.waitUntilExit()
     return ProcessResult(
@@ -71,7 +71,7 @@ func runSentio(_ arguments: [String], environment: [String: String]? = nil, dire
 
 /// Writes an OHLCV CSV (epoch-second timestamps, 4-decimal prices) for a seeded random walk; returns the row count.
 @discardableResult
-func writeCSV(_ path: URL, rows: Int, seed: UInt64, start: Int64 = 1_700_000_000, step: Int64 = 60, closeShift: Double = 0) throws -> Int {
+private func writeCSV(_ path: URL, rows: Int, seed: UInt64, start: Int64 = 1_700_000_000, step: Int64 = 60, closeShift: Double = 0) throws -> Int {
     var rng = SplitMix64(seed: seed)
     var text = "timestamp,open,high,low,close,volume\n"
     text.reserveCapacity(rows * 60)
@@ -88,7 +88,7 @@ func writeCSV(_ path: URL, rows: Int, seed: UInt64, start: Int64 = 1_700_000_000
 }
 
 /// Polls `condition` every 5 ms until it holds or `timeout` seconds pass.
-func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+private func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }
