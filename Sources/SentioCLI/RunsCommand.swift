@@ -30,7 +30,7 @@ struct RunsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List saved runs, oldest first, with their headline statistics.")
         @OptionGroup var store: StoreOptions
-        @Option(help: "Output format: table or json (default: table).")
+        @Option(help: ArgumentHelp("Output format.", valueName: "table|json"))
         var format: StoreOutputFormat = .table
 
         func run() throws {
@@ -66,7 +66,7 @@ struct RunsCommand: ParsableCommand {
         @Argument(help: "Run id (see `sentio runs list`).")
         var id: Int64
         @OptionGroup var store: StoreOptions
-        @Option(help: "Output format: table or json (default: table).")
+        @Option(help: ArgumentHelp("Output format.", valueName: "table|json"))
         var format: StoreOutputFormat = .table
 
         func run() throws {
@@ -133,7 +133,7 @@ struct RunsCommand: ParsableCommand {
         @Argument(help: "Two or more run ids.")
         var ids: [Int64]
         @OptionGroup var store: StoreOptions
-        @Option(help: "Output format: table or json (default: table).")
+        @Option(help: ArgumentHelp("Output format.", valueName: "table|json"))
         var format: StoreOutputFormat = .table
 
         func validate() throws {
