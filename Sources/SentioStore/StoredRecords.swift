@@ -71,10 +71,12 @@ public struct StoredRun: Sendable, Equatable {
             finalEquity: finalEquity, createdAt: createdAt)
     }
 
-    /// The statistics decoded as a JSON object (`[String: Any]` values from `JSONSerialization`).
+    /// The statistics decoded as a JSON object (`[String: Any]` values from `JSONSerialization`), for display.
+    /// On Linux `JSONSerialization` reads numbers through `Decimal` and may be off by an ulp once converted to
+    /// `Double`: decode `statisticsJSON` with `JSONDecoder` where exact values matter.
     public func statisticsObject() -> [String: Any] { decodeJSONObject(statisticsJSON) }
 
-    /// The configuration decoded as a JSON object.
+    /// The configuration decoded as a JSON object, for display (see `statisticsObject()`).
     public func configObject() -> [String: Any] { decodeJSONObject(configJSON) }
 }
 

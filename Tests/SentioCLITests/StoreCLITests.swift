@@ -3,6 +3,7 @@ import GRDB
 import Sentio
 import SentioTestSupport
 import Testing
+@testable import SentioCLI
 
 #if canImport(Glibc)
 import Glibc
@@ -404,5 +405,65 @@ struct StoreCrashTests {
                     """)
         }
         #expect(orphans == 0)
+    }
+}
+
+@Suite("Adapters for --save: engine types to store records and back")
+struct StoreAdapterTests {
+    @Test("Sentio signals of the sample market survive the store bit for bit")
+    func signalsRoundTrip() throws {
+        let series = try OHLCVReader.read(path: repositoryRoot.appendingPathComponent("Data/market/TQQQ.csv").path)
+        let signals = try SignalModel.evaluate(series)
+        #expect(signals.contains { $0.rsi.isNaN } && signals.contains { !$0.rsi.isNaN })  // both warm-up and live
+        let store = try SentioDatabase(path: try temporaryDirectory("sentio-adapt").appendingPathComponent("s.sqlite").path)
+        try store.saveSignals(signals.map { StoredSignal($0) })
+        let loaded = try store.loadSignals(model: "sentio", symbols: ["TQQQ"])
+        #expect(loaded.count == signals.count)
+        let back = loaded.compactMap { Signal(stored: $0) }
+        #expect(back.count == signals.count)
+        // Every number bit-identical, except that any NaN comes back as the canonical NaN (NaN payloads carry no
+        // meaning and JSON has no NaN); the first few differences are reported field by field.
+        func same(_ a: Double, _ b: Double) -> Bool { (a.isNaN && b.isNaN) || a.bitPattern == b.bitPattern }
+        var mismatches: [String] = []
+        for (a, b) in zip(back, signals) {
+            let fields: [(String, Double, Double)] = [
+                ("price", a.price, b.price), ("change", a.change, b.change), ("changePercent", a.changePercent, b.changePercent),
+                ("confidence", a.confidence, b.confidence), ("targetReturn", a.targetReturn, b.targetReturn),
+                ("stopLoss", a.stopLoss, b.stopLoss), ("profitTarget", a.profitTarget, b.profitTarget),
+                ("aiSignal", a.aiSignal, b.aiSignal), ("rsi", a.rsi, b.rsi), ("volumeRatio", a.volumeRatio, b.volumeRatio),
+                ("forecastLogReturn", a.forecastLogReturn, b.forecastLogReturn),
+                ("forecastStandardError", a.forecastStandardError, b.forecastStandardError),
+                ("adjustedRSquared", a.adjustedRSquared, b.adjustedRSquared),
+                ("averageTrueRange", a.averageTrueRange, b.averageTrueRange),
+            ]
+            for (name, x, y) in fields where !same(x, y) { mismatches.append("bar \(b.barIndex) \(name): \(x) vs \(y)") }
+            if a.symbol != b.symbol || a.timestamp != b.timestamp || a.barIndex != b.barIndex || a.signalType != b.signalType
+                || a.reason != b.reason || a.barsUntilReady != b.barsUntilReady
+            {
+                mismatches.append("bar \(b.barIndex): identity fields differ")
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) differences, first: \(mismatches.prefix(5))")
+    }
+
+    @Test("fund events and metadata of the sample funds survive the store exactly")
+    func fundsRoundTrip() throws {
+        let root = repositoryRoot.appendingPathComponent("Data/funds")
+        let eventsPath = root.appendingPathComponent("events.csv").path
+        let file = try FundEventFile(text: String(contentsOfFile: eventsPath, encoding: .utf8), file: eventsPath)
+        let metaPath = root.appendingPathComponent("funds.csv").path
+        let meta = try FundMetadataFile(text: String(contentsOfFile: metaPath, encoding: .utf8), file: metaPath)
+        let events = file.fundIDs.flatMap { file.eventsByFund[$0]! }
+        #expect(events.count > 10)
+        let store = try SentioDatabase(path: try temporaryDirectory("sentio-adapt").appendingPathComponent("s.sqlite").path)
+        try store.saveFundEvents(events.map { StoredFundEvent($0) }, metadata: meta.funds.values.map { StoredFundMetadata($0) })
+        for fundID in file.fundIDs {
+            let back = try store.loadFundEvents(fundIDs: [fundID]).map { FundEvent(stored: $0) }
+            var expected = file.eventsByFund[fundID]!
+            for i in expected.indices { expected[i].line = 0 }
+            #expect(back == expected)
+        }
+        let storedMeta = try store.loadFundMetadata().map { FundMetadata(stored: $0) }
+        #expect(Dictionary(uniqueKeysWithValues: storedMeta.map { ($0.id, $0) }) == meta.funds)
     }
 }
