@@ -80,6 +80,7 @@ struct RunsCommand: ParsableCommand {
                 object["equity"] = detail.equity.map { point -> [String: Any] in
                     var entry: [String: Any] = ["timestamp": iso8601(epochSeconds: point.timestamp), "equity": point.equity]
                     if let cash = point.cash { entry["cash"] = cash }
+                    if let contribution = point.contribution { entry["contribution"] = contribution }
                     return entry
                 }
                 try printJSON(object)

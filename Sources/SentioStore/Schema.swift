@@ -127,8 +127,9 @@ enum Schema {
         CREATE TABLE run_equity (
             run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
             timestamp INTEGER NOT NULL,
-            equity    REAL NOT NULL,
-            cash      REAL,
+            equity       REAL NOT NULL,
+            cash         REAL,
+            contribution REAL,
             PRIMARY KEY (run_id, timestamp)
         ) WITHOUT ROWID;
         CREATE TABLE signal_history (

@@ -44,7 +44,7 @@ extension SentioDatabase {
                     ])
                 }
                 let insertPoint = try db.makeStatement(
-                    sql: "INSERT INTO run_equity (run_id, timestamp, equity, cash) VALUES (?, ?, ?, ?)")
+                    sql: "INSERT INTO run_equity (run_id, timestamp, equity, cash, contribution) VALUES (?, ?, ?, ?, ?)")
                 // Equity curves run to a point per bar: bind raw values, no per-point argument arrays.
                 let handle = insertPoint.sqliteStatement
                 sqlite3_bind_int64(handle, 1, runID)
@@ -52,6 +52,11 @@ extension SentioDatabase {
                     sqlite3_bind_int64(handle, 2, point.timestamp)
                     sqlite3_bind_double(handle, 3, point.equity)
                     if let cash = point.cash { sqlite3_bind_double(handle, 4, cash) } else { sqlite3_bind_null(handle, 4) }
+                    if let contribution = point.contribution {
+                        sqlite3_bind_double(handle, 5, contribution)
+                    } else {
+                        sqlite3_bind_null(handle, 5)
+                    }
                     let code = sqlite3_step(handle)
                     sqlite3_reset(handle)
                     if code != SQLITE_DONE {
@@ -114,9 +119,12 @@ extension SentioDatabase {
                         signalType: row["signal_type"], exitReason: row["exit_reason"], detailsJSON: row["details_json"])
                 }
                 let equity = try Row.fetchAll(
-                    db, sql: "SELECT timestamp, equity, cash FROM run_equity WHERE run_id = ? ORDER BY timestamp",
+                    db, sql: "SELECT timestamp, equity, cash, contribution FROM run_equity WHERE run_id = ? ORDER BY timestamp",
                     arguments: [id]
-                ).map { StoredEquityPoint(timestamp: $0["timestamp"], equity: $0["equity"], cash: $0["cash"]) }
+                ).map {
+                    StoredEquityPoint(
+                        timestamp: $0["timestamp"], equity: $0["equity"], cash: $0["cash"], contribution: $0["contribution"])
+                }
                 return StoredRunDetail(run: try Self.run(from: row), trades: trades, equity: equity)
             }
         }

@@ -121,13 +121,17 @@ public struct StoredTrade: Sendable, Equatable {
 /// One point of a run's equity curve (timestamps strictly increasing within a run).
 public struct StoredEquityPoint: Sendable, Equatable {
     public var timestamp: Int64
+    /// Account value at the step's close.
     public var equity: Double
     public var cash: Double?
+    /// External money added at this step (dollar-cost averaging), if any.
+    public var contribution: Double?
 
-    public init(timestamp: Int64, equity: Double, cash: Double? = nil) {
+    public init(timestamp: Int64, equity: Double, cash: Double? = nil, contribution: Double? = nil) {
         self.timestamp = timestamp
         self.equity = equity
         self.cash = cash
+        self.contribution = contribution
     }
 }
 

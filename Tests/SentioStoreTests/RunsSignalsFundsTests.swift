@@ -47,7 +47,10 @@ func sampleRun(trades: Int, points: Int, seed: UInt64) throws -> (StoredRun, [St
     var equity: [StoredEquityPoint] = []
     for i in 0..<points {
         let cash: Double? = i % 3 == 0 ? nil : 5_000
-        equity.append(StoredEquityPoint(timestamp: 1_700_000_000 + Int64(i) * 60, equity: 100_000 + Double(i), cash: cash))
+        let contribution: Double? = i % 50 == 0 ? 1_000 : nil
+        equity.append(
+            StoredEquityPoint(
+                timestamp: 1_700_000_000 + Int64(i) * 60, equity: 100_000 + Double(i), cash: cash, contribution: contribution))
     }
     return (run, tradeList, equity)
 }
