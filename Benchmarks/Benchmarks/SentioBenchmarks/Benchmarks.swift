@@ -129,4 +129,5 @@ let benchmarks: @Sendable () -> Void = {
     registerSignalBenchmarks()
     registerStreamingBenchmarks()
     registerXIRRBenchmarks()
+    registerStoreBenchmarks()
 }
