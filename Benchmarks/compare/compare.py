@@ -285,8 +285,11 @@ def workload_backtest_vectorbt(sentio, inputs, sizes, repeats):
     close = pd.DataFrame({s: fr["close"].to_numpy() for s, fr in frames.items()})
     open_ = pd.DataFrame({s: fr["open"].to_numpy() for s, fr in frames.items()})
     rsi = close.apply(lambda c: pd.Series(talib.RSI(c.to_numpy(), timeperiod=14)))
-    # Decisions on bar t's close fill at bar t+1's open, as Sentio's default: shift the signals by one bar and
-    # trade at the open. One portfolio over the 12 symbols (shared cash), all-in whole shares, fee 0.1%.
+    # As `sentio backtest --strategy rsi --sizing all-in` on 12 symbols: decisions on bar t's close fill at bar
+    # t+1's open (shift the signals by one bar and trade at the open); one portfolio over the 12 symbols with
+    # shared cash; each entry buys as many whole shares as the cash allows after the 0.1 % fee (size=inf,
+    # granularity 1); call_seq="auto" executes sells before buys within a bar, as Sentio does. (vectorbt's
+    # from_signals cannot size an entry at equity / N, Sentio's equal-weight rule, hence all-in on both sides.)
     entries = (rsi < 30).shift(1, fill_value=False)
     exits = (rsi > 70).shift(1, fill_value=False)
 
