@@ -1,0 +1,389 @@
+import SentioCore
+
+/// The portfolio simulator: runs a strategy over a market with a configuration.
+///
+/// Each timeline step, for every symbol that has a bar at that time, in this order:
+/// 1. **Open**: orders decided at the symbol's previous bar fill at this bar's open (`.nextOpen`):
+///    all exits first, then entries, in symbol order, so an exit's cash is available to an entry.
+/// 2. **Intrabar levels**: open positions are checked against the bar's low and high. The stop fires when
+///    `low ≤ stop` and fills at `min(open, stop)` (a gap through the level fills at the open); the target
+///    fires when `high ≥ target` and fills at `max(open, target)`. When one bar touches both, the stop
+///    wins (conservative: the bar's path is unknown). Levels are live on the entry bar with `.nextOpen`
+///    fills (the entry happened at the open, before the rest of the bar; backtesting.py does the same,
+///    its issue #119), and from the next bar with `.close` fills (the bar's range lies before the entry).
+/// 3. **Close**: positions are marked at the close; the strategy decides; with `.close` fills the orders
+///    execute at this close (exits first), otherwise they wait for the symbol's next bar.
+/// 4. Equity = cash + Σ shares × last close is recorded. A symbol without a bar keeps its last close.
+///
+/// Every order is either filled or rejected with a `RejectionReason`, and logged in `orders`. Orders
+/// still pending when the data ends are rejected with `.noBarForSymbol`. Long-only; one position per
+/// symbol (contributions add to it).
+public struct Backtest: Sendable {
+    public var configuration: BacktestConfiguration
+
+    public init(_ configuration: BacktestConfiguration = BacktestConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// Runs `strategy` over `market`.
+    ///
+    /// - Throws: `BacktestError` for an invalid configuration, or whatever `strategy.prepare` throws.
+    public func run<S: Strategy>(_ strategy: S, on market: Market) throws -> BacktestResult {
+        var strategy = strategy
+        return try run(&strategy, on: market)
+    }
+
+    /// Runs `strategy` over `market`, leaving the strategy's final state in `strategy`.
+    public func run<S: Strategy>(_ strategy: inout S, on market: Market) throws -> BacktestResult {
+        if let problem = configuration.validationProblem() { throw BacktestError(problem) }
+        try strategy.prepare(market: market)
+        var engine = Engine(configuration: configuration, market: market)
+        engine.simulate(&strategy)
+        return engine.result(strategyName: strategy.name)
+    }
+}
+
+/// A pending order: at most one per symbol.
+private enum PendingKind: UInt8 { case none, buy, sell, contribute }
+
+/// The simulation state: one slot per symbol in contiguous arrays, preallocated; the step loop does
+/// not allocate except to append to the order and trade logs.
+private struct Engine {
+    let configuration: BacktestConfiguration
+    let market: Market
+    let symbolCount: Int
+    let stepCount: Int
+    let commissionRate: Double
+    let fee: Double
+    let slippage: Double
+
+    var cash: Double
+    var commissionsPaid = 0.0
+    var nextOrderID = 0
+
+    // Per-symbol cursors and marks.
+    var cursor: [Int]
+    var hasBar: [Bool]
+    var lastClose: [Double]
+
+    // Per-symbol position.
+    var shares: [Double]
+    var costBasis: [Double]  // Σ shares × fill price of the open lots
+    var entryCommission: [Double]
+    var entryStep: [Int]
+    var entryBar: [Int]
+    var stopPrice: [Double]  // .nan: none
+    var targetPrice: [Double]
+    var levelsLiveFromStep: [Int]
+    var openCount = 0
+
+    // Per-symbol pending order.
+    var pendingKind: [PendingKind]
+    var pendingID: [Int]
+    var pendingStep: [Int]
+    var pendingDecisionClose: [Double]
+    var pendingStopPercent: [Double]
+    var pendingTargetPercent: [Double]
+    var pendingAmount: [Double]
+
+    // Outputs.
+    var equityCurve: [Double]
+    var cashCurve: [Double]
+    var contributions: [Double]
+    var exposed: [Bool]
+    var trades: [ClosedTrade] = []
+    var orders: [OrderRecord] = []
+
+    init(configuration: BacktestConfiguration, market: Market) {
+        self.configuration = configuration
+        self.market = market
+        symbolCount = market.series.count
+        stepCount = market.timeline.count
+        commissionRate = configuration.costs.commissionRate
+        fee = configuration.costs.feePerOrder
+        slippage = configuration.costs.slippageBasisPoints / 10_000
+        cash = configuration.initialCapital
+        cursor = Array(repeating: 0, count: symbolCount)
+        hasBar = Array(repeating: false, count: symbolCount)
+        lastClose = Array(repeating: .nan, count: symbolCount)
+        shares = Array(repeating: 0, count: symbolCount)
+        costBasis = Array(repeating: 0, count: symbolCount)
+        entryCommission = Array(repeating: 0, count: symbolCount)
+        entryStep = Array(repeating: 0, count: symbolCount)
+        entryBar = Array(repeating: 0, count: symbolCount)
+        stopPrice = Array(repeating: .nan, count: symbolCount)
+        targetPrice = Array(repeating: .nan, count: symbolCount)
+        levelsLiveFromStep = Array(repeating: 0, count: symbolCount)
+        pendingKind = Array(repeating: .none, count: symbolCount)
+        pendingID = Array(repeating: 0, count: symbolCount)
+        pendingStep = Array(repeating: 0, count: symbolCount)
+        pendingDecisionClose = Array(repeating: .nan, count: symbolCount)
+        pendingStopPercent = Array(repeating: .nan, count: symbolCount)
+        pendingTargetPercent = Array(repeating: .nan, count: symbolCount)
+        pendingAmount = Array(repeating: 0, count: symbolCount)
+        equityCurve = Array(repeating: 0, count: stepCount)
+        cashCurve = Array(repeating: 0, count: stepCount)
+        contributions = Array(repeating: 0, count: stepCount)
+        exposed = Array(repeating: false, count: stepCount)
+    }
+
+    /// Cash plus every position at its last close.
+    func markedEquity() -> Double {
+        var e = cash
+        for s in 0..<symbolCount where shares[s] > 0 { e += shares[s] * lastClose[s] }
+        return e
+    }
+
+    mutating func simulate<S: Strategy>(_ strategy: inout S) {
+        let fillAtClose = configuration.fill == .close
+        for step in 0..<stepCount {
+            let time = market.timeline[step]
+            for s in 0..<symbolCount {
+                let c = cursor[s]
+                hasBar[s] = c < market.series[s].count && market.series[s].timestamps[c] == time
+            }
+            let openAtStart = openCount
+            var filledThisStep = false
+
+            // 1. Pending orders fill at the open: exits, then entries.
+            if !fillAtClose {
+                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
+                    let o = market.series[s].open[cursor[s]]
+                    filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
+                }
+                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
+                    let o = market.series[s].open[cursor[s]]
+                    filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
+                }
+            }
+
+            // 2. Stop-loss and take-profit against the bar's range.
+            for s in 0..<symbolCount where hasBar[s] && shares[s] > 0 && step >= levelsLiveFromStep[s] {
+                let b = cursor[s]
+                let series = market.series[s]
+                let o = series.open[b], h = series.high[b], l = series.low[b]
+                let stop = stopPrice[s], target = targetPrice[s]
+                if !stop.isNaN && l <= stop {
+                    closePosition(symbol: s, step: step, referencePrice: Swift.min(o, stop), reason: .stopLoss, decidedStep: step, orderID: newOrderID())
+                    filledThisStep = true
+                } else if !target.isNaN && h >= target {
+                    closePosition(symbol: s, step: step, referencePrice: Swift.max(o, target), reason: .takeProfit, decidedStep: step, orderID: newOrderID())
+                    filledThisStep = true
+                }
+            }
+
+            // 3. Mark, then decide at the close.
+            for s in 0..<symbolCount where hasBar[s] { lastClose[s] = market.series[s].close[cursor[s]] }
+            var equity = markedEquity()
+            for s in 0..<symbolCount where hasBar[s] {
+                let context = DecisionContext(
+                    symbol: s, bar: cursor[s], step: step, timestamp: time, shares: shares[s], cash: cash, equity: equity)
+                let decision = strategy.decide(context)
+                if record(decision, symbol: s, step: step) { equity = markedEquity() }
+            }
+            if fillAtClose {
+                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
+                    filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
+                }
+                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
+                    filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
+                }
+            }
+
+            // 4. Record.
+            equityCurve[step] = markedEquity()
+            cashCurve[step] = cash
+            exposed[step] = openAtStart > 0 || openCount > 0 || filledThisStep
+            for s in 0..<symbolCount where hasBar[s] { cursor[s] += 1 }
+        }
+        // Orders that never found a bar to fill at.
+        for s in 0..<symbolCount where pendingKind[s] != .none {
+            let side: OrderSide = pendingKind[s] == .sell ? .sell : .buy
+            reject(symbol: s, side: side, step: stepCount - 1, reason: .noBarForSymbol)
+        }
+    }
+
+    mutating func newOrderID() -> Int {
+        nextOrderID += 1
+        return nextOrderID
+    }
+
+    /// Turns a decision into a pending order; returns whether cash changed (a deposit).
+    mutating func record(_ decision: Decision, symbol s: Int, step: Int) -> Bool {
+        switch decision {
+        case .hold:
+            return false
+        case .sell:
+            pendingKind[s] = .sell
+        case .buy(let stop, let target):
+            pendingKind[s] = .buy
+            pendingStopPercent[s] = stop ?? configuration.stopLossPercent ?? .nan
+            pendingTargetPercent[s] = target ?? configuration.takeProfitPercent ?? .nan
+        case .contribute(let amount):
+            pendingKind[s] = .contribute
+            pendingAmount[s] = amount
+        }
+        pendingID[s] = newOrderID()
+        pendingStep[s] = step
+        pendingDecisionClose[s] = lastClose[s]
+        if case .contribute(let amount) = decision, amount.isFinite, amount > 0 {
+            cash += amount
+            contributions[step] += amount
+            return true
+        }
+        return false
+    }
+
+    mutating func reject(symbol s: Int, side: OrderSide, step: Int, reason: RejectionReason) {
+        orders.append(OrderRecord(
+            id: pendingID[s], symbol: s, side: side, reason: .signal, decidedStep: pendingStep[s], resolvedStep: step,
+            rejection: reason, fillPrice: .nan, shares: 0, commission: 0))
+        pendingKind[s] = .none
+    }
+
+    /// Fills or rejects the pending order of `s` at reference price `price`; returns whether it filled.
+    mutating func executePending(symbol s: Int, step: Int, price: Double) -> Bool {
+        switch pendingKind[s] {
+        case .none:
+            return false
+        case .sell:
+            guard shares[s] > 0 else {
+                reject(symbol: s, side: .sell, step: step, reason: .noOpenPosition)
+                return false
+            }
+            closePosition(symbol: s, step: step, referencePrice: price, reason: .signal, decidedStep: pendingStep[s], orderID: pendingID[s])
+            pendingKind[s] = .none
+            return true
+        case .buy, .contribute:
+            return executeBuy(symbol: s, step: step, price: price)
+        }
+    }
+
+    mutating func executeBuy(symbol s: Int, step: Int, price: Double) -> Bool {
+        let isContribution = pendingKind[s] == .contribute
+        if isContribution {
+            let amount = pendingAmount[s]
+            guard amount.isFinite && amount > 0 else {
+                reject(symbol: s, side: .buy, step: step, reason: .invalidAmount)
+                return false
+            }
+        } else if shares[s] > 0 {
+            reject(symbol: s, side: .buy, step: step, reason: .positionAlreadyOpen)
+            return false
+        }
+        let fillPrice = price * (1 + slippage)
+        let unitCost = fillPrice * (1 + commissionRate)
+        var budget: Double
+        if isContribution {
+            budget = pendingAmount[s]
+        } else {
+            switch configuration.sizing {
+            case .allIn:
+                budget = cash
+            case .equalWeight(let maxPositions):
+                guard openCount < maxPositions else {
+                    reject(symbol: s, side: .buy, step: step, reason: .maxPositionsReached)
+                    return false
+                }
+                budget = markedEquity() / Double(maxPositions)
+            case .fractionOfEquity(let fraction):
+                budget = markedEquity() * fraction
+            }
+        }
+        budget = Swift.min(budget, cash)
+        let raw = (budget - fee) / unitCost
+        var quantity = configuration.fractionalShares ? raw : raw.rounded(.down)
+        if !(quantity > 0) {
+            let affordable = configuration.fractionalShares ? cash > fee : (cash - fee) / unitCost >= 1
+            reject(symbol: s, side: .buy, step: step, reason: affordable ? .zeroSize : .insufficientCash)
+            return false
+        }
+        var notional = quantity * fillPrice
+        var commission = notional * commissionRate + fee
+        if notional + commission > cash {
+            // Only reachable through rounding with fractional shares: shave the quantity to what cash pays.
+            quantity = (cash - fee) / unitCost
+            quantity = quantity.nextDown
+            notional = quantity * fillPrice
+            commission = notional * commissionRate + fee
+            guard quantity > 0, notional + commission <= cash else {
+                reject(symbol: s, side: .buy, step: step, reason: .insufficientCash)
+                return false
+            }
+        }
+        cash -= notional + commission
+        commissionsPaid += commission
+        let bar = cursor[s]
+        if shares[s] == 0 {
+            entryStep[s] = step
+            entryBar[s] = bar
+            entryCommission[s] = 0
+            costBasis[s] = 0
+            openCount += 1
+            stopPrice[s] = .nan
+            targetPrice[s] = .nan
+            if !isContribution {
+                let reference = configuration.stopReference == .decisionClose ? pendingDecisionClose[s] : fillPrice
+                let stopPercent = pendingStopPercent[s], targetPercent = pendingTargetPercent[s]
+                if !stopPercent.isNaN { stopPrice[s] = reference * (1 - stopPercent / 100) }
+                if !targetPercent.isNaN { targetPrice[s] = reference * (1 + targetPercent / 100) }
+                levelsLiveFromStep[s] = configuration.fill == .close ? step + 1 : step
+            }
+        }
+        shares[s] += quantity
+        costBasis[s] += notional
+        entryCommission[s] += commission
+        orders.append(OrderRecord(
+            id: pendingID[s], symbol: s, side: .buy, reason: .signal, decidedStep: pendingStep[s], resolvedStep: step,
+            rejection: nil, fillPrice: fillPrice, shares: quantity, commission: commission))
+        pendingKind[s] = .none
+        return true
+    }
+
+    /// Sells the whole position of `s` at `referencePrice` (before slippage) and logs the trade.
+    mutating func closePosition(symbol s: Int, step: Int, referencePrice: Double, reason: ExitReason, decidedStep: Int, orderID: Int) {
+        let quantity = shares[s]
+        let fillPrice = referencePrice * (1 - slippage)
+        let proceeds = quantity * fillPrice
+        let commission = proceeds * commissionRate + fee
+        cash += proceeds - commission
+        commissionsPaid += commission
+        let entryPrice = costBasis[s] / quantity
+        let totalCommission = entryCommission[s] + commission
+        let pnl = proceeds - costBasis[s] - totalCommission
+        let series = market.series[s]
+        trades.append(ClosedTrade(
+            symbol: series.symbol, symbolIndex: s, entryStep: entryStep[s], exitStep: step,
+            entryBar: entryBar[s], exitBar: cursor[s],
+            entryTime: series.timestamps[entryBar[s]], exitTime: series.timestamps[cursor[s]],
+            entryPrice: entryPrice, exitPrice: fillPrice, shares: quantity, pnl: pnl,
+            pnlPercent: pnl / costBasis[s] * 100, commission: totalCommission, signalType: "BUY", exitReason: reason))
+        orders.append(OrderRecord(
+            id: orderID, symbol: s, side: .sell, reason: reason, decidedStep: decidedStep, resolvedStep: step,
+            rejection: nil, fillPrice: fillPrice, shares: quantity, commission: commission))
+        shares[s] = 0
+        costBasis[s] = 0
+        entryCommission[s] = 0
+        stopPrice[s] = .nan
+        targetPrice[s] = .nan
+        openCount -= 1
+    }
+
+    func result(strategyName: String) -> BacktestResult {
+        var open = [OpenPosition]()
+        for s in 0..<symbolCount where shares[s] > 0 {
+            let series = market.series[s]
+            let value = shares[s] * lastClose[s]
+            open.append(OpenPosition(
+                symbol: series.symbol, symbolIndex: s, entryStep: entryStep[s], entryBar: entryBar[s],
+                entryTime: series.timestamps[entryBar[s]], entryPrice: costBasis[s] / shares[s], shares: shares[s],
+                currentPrice: lastClose[s], marketValue: value, unrealizedPnL: value - costBasis[s] - entryCommission[s],
+                stopPrice: stopPrice[s].isNaN ? nil : stopPrice[s], targetPrice: targetPrice[s].isNaN ? nil : targetPrice[s]))
+        }
+        return BacktestResult(
+            configuration: configuration, strategyName: strategyName, symbols: market.symbols,
+            timestamps: market.timeline, equity: equityCurve, cash: cashCurve, contributions: contributions,
+            exposed: exposed, trades: trades, openPositions: open, orders: orders.sorted { $0.id < $1.id },
+            commissionsPaid: commissionsPaid)
+    }
+}

@@ -1,0 +1,61 @@
+import SentioCore
+
+/// The bars of every symbol in a backtest, and one timeline over the union of their timestamps.
+///
+/// A symbol with no bar at a timeline step is neither traded nor re-marked at that step; its last
+/// close keeps marking any position.
+public struct Market: Sendable {
+    /// One series per symbol, in the order given.
+    public let series: [OHLCVSeries]
+    /// The sorted union of all timestamps (UTC epoch seconds).
+    public let timeline: [Int64]
+
+    /// Symbol names, in order.
+    public var symbols: [String] { series.map(\.symbol) }
+
+    /// Builds the timeline and checks the data.
+    ///
+    /// - Throws: `BacktestError` when there is no symbol or bar, a symbol appears twice, timestamps are
+    ///   not strictly increasing, or a price is not finite and positive (naming symbol and bar).
+    public init(_ series: [OHLCVSeries]) throws {
+        guard !series.isEmpty else { throw BacktestError("no data: the backtest needs at least one symbol") }
+        var seen = Set<String>()
+        for s in series {
+            guard seen.insert(s.symbol).inserted else { throw BacktestError("symbol \(s.symbol) appears twice") }
+            guard !s.isEmpty else { throw BacktestError("symbol \(s.symbol) has no bars") }
+            for i in 0..<s.count {
+                if i > 0 && s.timestamps[i] <= s.timestamps[i - 1] {
+                    throw BacktestError("symbol \(s.symbol), bar \(i): timestamps must be strictly increasing")
+                }
+                let prices = (s.open[i], s.high[i], s.low[i], s.close[i])
+                guard prices.0.isFinite, prices.1.isFinite, prices.2.isFinite, prices.3.isFinite,
+                    prices.0 > 0, prices.1 > 0, prices.2 > 0, prices.3 > 0
+                else {
+                    throw BacktestError("symbol \(s.symbol), bar \(i) (\(iso8601(epochSeconds: s.timestamps[i]))): prices must be finite and positive")
+                }
+            }
+        }
+        self.series = series
+        var all = [Int64]()
+        all.reserveCapacity(series.reduce(0) { $0 + $1.count })
+        for s in series { all.append(contentsOf: s.timestamps) }
+        all.sort()
+        var unique = [Int64]()
+        unique.reserveCapacity(all.count)
+        for t in all where unique.last != t { unique.append(t) }
+        self.timeline = unique
+    }
+
+    /// The market restricted to timeline steps `0..<steps` (every symbol's bars up to that time):
+    /// what a strategy may see at the close of step `steps − 1`. Used by look-ahead tests.
+    public func prefix(steps: Int) throws -> Market {
+        precondition(steps > 0 && steps <= timeline.count, "prefix length out of range")
+        let end = timeline[steps - 1]
+        let kept = series.compactMap { s -> OHLCVSeries? in
+            var n = 0
+            while n < s.count && s.timestamps[n] <= end { n += 1 }
+            return n > 0 ? s.prefix(n) : nil
+        }
+        return try Market(kept)
+    }
+}
