@@ -64,6 +64,24 @@ class RsiMeanReversion(Strategy):
             self.position.close()
 
 
+def empyrical_style(equity, periods=252):
+    """Return statistics with empyrical's definitions, computed here with plain numpy (empyrical itself is
+    unmaintained and not pinned): simple returns, ddof 1, risk-free 0."""
+    r = equity[1:] / equity[:-1] - 1
+    growth = np.prod(1 + r)
+    cagr = growth ** (periods / len(r)) - 1                       # empyrical.annual_return
+    vol = r.std(ddof=1) * np.sqrt(periods)                          # empyrical.annual_volatility
+    sharpe = r.mean() / r.std(ddof=1) * np.sqrt(periods)            # empyrical.sharpe_ratio
+    downside = np.sqrt(np.mean(np.clip(r, -np.inf, 0) ** 2)) * np.sqrt(periods)
+    sortino = r.mean() * periods / downside                         # empyrical.sortino_ratio
+    wealth = np.cumprod(1 + r)
+    wealth = np.r_[1.0, wealth]
+    max_dd = np.min(wealth / np.maximum.accumulate(wealth) - 1)     # empyrical.max_drawdown
+    return {"cagrPercentEmpyrical": cagr * 100, "annualizedVolatilityPercentEmpyrical": vol * 100,
+            "sharpeEmpyrical": sharpe, "sortinoEmpyrical": sortino, "calmarEmpyrical": cagr / abs(max_dd),
+            "maxDrawdownPercentEmpyrical": max_dd * 100}
+
+
 def write_bars(path):
     ts = (GOOG.index.values.astype("datetime64[s]").astype(np.int64))
     frame = pd.DataFrame({
@@ -102,7 +120,9 @@ def run(prefix, **params):
         "sqn": stats["SQN"],
         "sharpeBacktestingPy": stats["Sharpe Ratio"],
         "commissions": stats.get("Commissions [$]", 0.0),
+        "maxDrawdownDurationDays": float(stats["Max. Drawdown Duration"].days),
     }
+    summary.update(empyrical_style(stats["_equity_curve"].Equity.values))
     pd.DataFrame([summary]).to_csv(os.path.join(HERE, f"{prefix}_summary.csv"), index=False, float_format="%.17g")
     eq = stats["_equity_curve"].Equity.values
     pd.DataFrame({"bar": np.arange(len(eq)), "equity": eq}).to_csv(
