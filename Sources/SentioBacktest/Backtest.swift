@@ -20,9 +20,14 @@ import SentioCore
 /// symbol (contributions add to it).
 public struct Backtest: Sendable {
     public var configuration: BacktestConfiguration
+    /// Called every 4,096 timeline steps and at the end with (completed steps, total steps), for progress
+    /// display. It must be cheap; it is never called from more than one thread.
+    public var progress: (@Sendable (_ completedSteps: Int, _ totalSteps: Int) -> Void)?
 
-    public init(_ configuration: BacktestConfiguration = BacktestConfiguration()) {
+    public init(_ configuration: BacktestConfiguration = BacktestConfiguration(),
+                progress: (@Sendable (_ completedSteps: Int, _ totalSteps: Int) -> Void)? = nil) {
         self.configuration = configuration
+        self.progress = progress
     }
 
     /// Runs `strategy` over `market`.
@@ -38,6 +43,7 @@ public struct Backtest: Sendable {
         if let problem = configuration.validationProblem() { throw BacktestError(problem) }
         try strategy.prepare(market: market)
         var engine = Engine(configuration: configuration, market: market)
+        engine.progress = progress
         engine.simulate(&strategy)
         return engine.result(strategyName: strategy.name)
     }
@@ -56,6 +62,7 @@ private struct Engine {
     let commissionRate: Double
     let fee: Double
     let slippage: Double
+    var progress: (@Sendable (Int, Int) -> Void)?
 
     var cash: Double
     var commissionsPaid = 0.0
@@ -69,6 +76,7 @@ private struct Engine {
     // Per-symbol position.
     var shares: [Double]
     var costBasis: [Double]  // Σ shares × fill price of the open lots
+    var entryPrice: [Double]  // the fill price of a single lot, the share-weighted average of several
     var entryCommission: [Double]
     var entryStep: [Int]
     var entryBar: [Int]
@@ -108,6 +116,7 @@ private struct Engine {
         lastClose = Array(repeating: .nan, count: symbolCount)
         shares = Array(repeating: 0, count: symbolCount)
         costBasis = Array(repeating: 0, count: symbolCount)
+        entryPrice = Array(repeating: 0, count: symbolCount)
         entryCommission = Array(repeating: 0, count: symbolCount)
         entryStep = Array(repeating: 0, count: symbolCount)
         entryBar = Array(repeating: 0, count: symbolCount)
@@ -195,7 +204,9 @@ private struct Engine {
             cashCurve[step] = cash
             exposed[step] = openAtStart > 0 || openCount > 0 || filledThisStep
             for s in 0..<symbolCount where hasBar[s] { cursor[s] += 1 }
+            if let progress, step & 4095 == 4095 { progress(step + 1, stepCount) }
         }
+        progress?(stepCount, stepCount)
         // Orders that never found a bar to fill at.
         for s in 0..<symbolCount where pendingKind[s] != .none {
             let side: OrderSide = pendingKind[s] == .sell ? .sell : .buy
@@ -330,8 +341,10 @@ private struct Engine {
                 levelsLiveFromStep[s] = configuration.fill == .close ? step + 1 : step
             }
         }
+        let isFirstLot = shares[s] == 0
         shares[s] += quantity
         costBasis[s] += notional
+        entryPrice[s] = isFirstLot ? fillPrice : costBasis[s] / shares[s]
         entryCommission[s] += commission
         orders.append(OrderRecord(
             id: pendingID[s], symbol: s, side: .buy, reason: .signal, decidedStep: pendingStep[s], resolvedStep: step,
@@ -348,7 +361,7 @@ private struct Engine {
         let commission = proceeds * commissionRate + fee
         cash += proceeds - commission
         commissionsPaid += commission
-        let entryPrice = costBasis[s] / quantity
+        let averageEntry = entryPrice[s]
         let totalCommission = entryCommission[s] + commission
         let pnl = proceeds - costBasis[s] - totalCommission
         let series = market.series[s]
@@ -356,7 +369,7 @@ private struct Engine {
             symbol: series.symbol, symbolIndex: s, entryStep: entryStep[s], exitStep: step,
             entryBar: entryBar[s], exitBar: cursor[s],
             entryTime: series.timestamps[entryBar[s]], exitTime: series.timestamps[cursor[s]],
-            entryPrice: entryPrice, exitPrice: fillPrice, shares: quantity, pnl: pnl,
+            entryPrice: averageEntry, exitPrice: fillPrice, shares: quantity, pnl: pnl,
             pnlPercent: pnl / costBasis[s] * 100, commission: totalCommission, signalType: "BUY", exitReason: reason))
         orders.append(OrderRecord(
             id: orderID, symbol: s, side: .sell, reason: reason, decidedStep: decidedStep, resolvedStep: step,
@@ -376,7 +389,7 @@ private struct Engine {
             let value = shares[s] * lastClose[s]
             open.append(OpenPosition(
                 symbol: series.symbol, symbolIndex: s, entryStep: entryStep[s], entryBar: entryBar[s],
-                entryTime: series.timestamps[entryBar[s]], entryPrice: costBasis[s] / shares[s], shares: shares[s],
+                entryTime: series.timestamps[entryBar[s]], entryPrice: entryPrice[s], shares: shares[s],
                 currentPrice: lastClose[s], marketValue: value, unrealizedPnL: value - costBasis[s] - entryCommission[s],
                 stopPrice: stopPrice[s].isNaN ? nil : stopPrice[s], targetPrice: targetPrice[s].isNaN ? nil : targetPrice[s]))
         }
