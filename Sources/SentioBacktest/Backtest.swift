@@ -62,6 +62,10 @@ private struct Engine {
     let commissionRate: Double
     let fee: Double
     let slippage: Double
+    // Per-symbol columns, hoisted out of `market.series` so the step loop indexes plain arrays.
+    let opens: [[Double]], highs: [[Double]], lows: [[Double]], closes: [[Double]]
+    let times: [[Int64]]
+    let counts: [Int]
     var progress: (@Sendable (Int, Int) -> Void)?
 
     var cash: Double
@@ -111,6 +115,12 @@ private struct Engine {
         fee = configuration.costs.feePerOrder
         slippage = configuration.costs.slippageBasisPoints / 10_000
         cash = configuration.initialCapital
+        opens = market.series.map(\.open)
+        highs = market.series.map(\.high)
+        lows = market.series.map(\.low)
+        closes = market.series.map(\.close)
+        times = market.series.map(\.timestamps)
+        counts = market.series.map(\.count)
         cursor = Array(repeating: 0, count: symbolCount)
         hasBar = Array(repeating: false, count: symbolCount)
         lastClose = Array(repeating: .nan, count: symbolCount)
@@ -149,7 +159,7 @@ private struct Engine {
             let time = market.timeline[step]
             for s in 0..<symbolCount {
                 let c = cursor[s]
-                hasBar[s] = c < market.series[s].count && market.series[s].timestamps[c] == time
+                hasBar[s] = c < counts[s] && times[s][c] == time
             }
             let openAtStart = openCount
             var filledThisStep = false
@@ -157,11 +167,11 @@ private struct Engine {
             // 1. Pending orders fill at the open: exits, then entries.
             if !fillAtClose {
                 for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
-                    let o = market.series[s].open[cursor[s]]
+                    let o = opens[s][cursor[s]]
                     filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
                 }
                 for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
-                    let o = market.series[s].open[cursor[s]]
+                    let o = opens[s][cursor[s]]
                     filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
                 }
             }
@@ -169,8 +179,7 @@ private struct Engine {
             // 2. Stop-loss and take-profit against the bar's range.
             for s in 0..<symbolCount where hasBar[s] && shares[s] > 0 && step >= levelsLiveFromStep[s] {
                 let b = cursor[s]
-                let series = market.series[s]
-                let o = series.open[b], h = series.high[b], l = series.low[b]
+                let o = opens[s][b], h = highs[s][b], l = lows[s][b]
                 let stop = stopPrice[s], target = targetPrice[s]
                 if !stop.isNaN && l <= stop {
                     closePosition(symbol: s, step: step, referencePrice: Swift.min(o, stop), reason: .stopLoss, decidedStep: step, orderID: newOrderID())
@@ -182,7 +191,7 @@ private struct Engine {
             }
 
             // 3. Mark, then decide at the close.
-            for s in 0..<symbolCount where hasBar[s] { lastClose[s] = market.series[s].close[cursor[s]] }
+            for s in 0..<symbolCount where hasBar[s] { lastClose[s] = closes[s][cursor[s]] }
             var equity = markedEquity()
             for s in 0..<symbolCount where hasBar[s] {
                 let context = DecisionContext(
@@ -225,6 +234,8 @@ private struct Engine {
         case .hold:
             return false
         case .sell:
+            // By construction a symbol's pending order resolves at its next bar, before its next decision.
+            assert(pendingKind[s] == .none, "a pending order would be overwritten")
             pendingKind[s] = .sell
         case .buy(let stop, let target):
             pendingKind[s] = .buy

@@ -36,14 +36,29 @@ public struct Market: Sendable {
             }
         }
         self.series = series
-        var all = [Int64]()
-        all.reserveCapacity(series.reduce(0) { $0 + $1.count })
-        for s in series { all.append(contentsOf: s.timestamps) }
-        all.sort()
-        var unique = [Int64]()
-        unique.reserveCapacity(all.count)
-        for t in all where unique.last != t { unique.append(t) }
-        self.timeline = unique
+        self.timeline = Market.mergedTimeline(series)
+    }
+
+    /// The sorted union of the series' (strictly increasing) timestamps, by a k-way merge: O(total x k)
+    /// and no sort; when every series has the same timestamps, a copy of the first.
+    static func mergedTimeline(_ series: [OHLCVSeries]) -> [Int64] {
+        if series.dropFirst().allSatisfy({ $0.timestamps == series[0].timestamps }) { return series[0].timestamps }
+        var cursors = [Int](repeating: 0, count: series.count)
+        var merged = [Int64]()
+        merged.reserveCapacity(series.map(\.count).max() ?? 0)
+        while true {
+            var next = Int64.max
+            var any = false
+            for k in series.indices where cursors[k] < series[k].count {
+                next = Swift.min(next, series[k].timestamps[cursors[k]])
+                any = true
+            }
+            guard any else { return merged }
+            merged.append(next)
+            for k in series.indices where cursors[k] < series[k].count && series[k].timestamps[cursors[k]] == next {
+                cursors[k] += 1
+            }
+        }
     }
 
     /// The market restricted to timeline steps `0..<steps` (every symbol's bars up to that time):

@@ -178,6 +178,15 @@ struct SimulatorTests {
         #expect(r.equity[5] == 10 + 3 * 40)
     }
 
+    @Test("the timeline is the sorted union of all timestamps", arguments: [UInt64(11), 12, 13])
+    func timelineUnion(seed: UInt64) throws {
+        let market = try randomMarket(symbols: 4, bars: 120, seed: seed, dropProbability: 0.3)
+        let union = Set(market.series.flatMap(\.timestamps)).sorted()
+        #expect(market.timeline == union)
+        let same = try Market([dailySeries("A", flat(1, count: 5)), dailySeries("B", flat(2, count: 5))])
+        #expect(same.timeline == same.series[0].timestamps)
+    }
+
     @Test("open positions at the end are marked to market and not counted as trades")
     func openAtEnd() throws {
         let s = dailySeries("A", [(100, 100, 100, 100), (100, 100, 100, 100), (120, 120, 120, 125)])
