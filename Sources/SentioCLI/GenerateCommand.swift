@@ -1,7 +1,82 @@
 import ArgumentParser
+import Foundation
 import Sentio
 
+extension BarFrequency: ExpressibleByArgument {}
+
+/// `sentio generate`: writes a deterministic synthetic market of leveraged ETF pairs as CSV files.
 struct GenerateCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "generate", abstract: "(not yet implemented)")
-    func run() throws { throw UsageError("'sentio generate' is not implemented yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Write a deterministic synthetic OHLCV market (bull/bear 3x leveraged ETF pairs) as CSV files.",
+        discussion: """
+            Universe, in order: TQQQ SQQQ (Nasdaq-100), SOXL SOXS (semiconductors), SPXL SPXS (S&P 500), \
+            TNA TZA (Russell 2000), FAS FAZ (financials), LABU LABD (biotech). Each pair shares one underlying \
+            random walk with calm/volatile regimes; the bull fund is +3x and the bear fund -3x the underlying's \
+            return, reset daily. Writes OUT/SYMBOL.csv with columns timestamp,open,high,low,close,volume \
+            (prices with 4 decimals, integer volumes), each file atomically. Same options and seed give the same bytes.
+            Daily bars: business days (no holidays), dated YYYY-MM-DD. Minute bars: 390 per day, 09:30-15:59 \
+            exchange time written as UTC (YYYY-MM-DDTHH:MM:SSZ).
+            """
+    )
+
+    @Option(
+        help: ArgumentHelp(
+            "Symbols: a comma-separated list (e.g. TQQQ,SQQQ) or a count N taking the first N of the universe (12 = all).",
+            valueName: "LIST|N"))
+    var symbols: String = "12"
+
+    @Option(help: ArgumentHelp("Bars per symbol (count, at least 1).", valueName: "N"))
+    var bars: Int = 504
+
+    @Option(help: ArgumentHelp("Bar frequency: daily or minute.", valueName: "daily|minute"))
+    var freq: BarFrequency = .daily
+
+    @Option(help: ArgumentHelp("Random seed (unsigned 64-bit integer).", valueName: "S"))
+    var seed: UInt64 = 42
+
+    @Option(help: ArgumentHelp("First trading date, YYYY-MM-DD (a weekend moves to the next Monday).", valueName: "DATE"))
+    var start: String = "2023-01-02"
+
+    @Option(help: ArgumentHelp("Output directory (created if missing; existing SYMBOL.csv files are replaced).", valueName: "DIR"))
+    var out: String
+
+    func validate() throws {
+        _ = try makeConfig()
+    }
+
+    /// Parses the options into a checked configuration.
+    func makeConfig() throws -> MarketConfig {
+        guard bars >= 1 else { throw ValidationError("--bars must be at least 1, got \(bars)") }
+        guard let startDate = CivilDate(iso: start) else {
+            throw ValidationError("--start must be a date YYYY-MM-DD, got '\(start)'")
+        }
+        let universeSize = LeveragedPair.defaultUniverse.count * 2
+        let symbolList: [String]
+        let trimmed = symbols.trimmingCharacters(in: .whitespaces)
+        if let count = Int(trimmed) {
+            guard (1...universeSize).contains(count) else {
+                throw ValidationError("--symbols count must be in 1...\(universeSize), got \(count)")
+            }
+            symbolList = MarketConfig.firstSymbols(count)
+        } else {
+            symbolList = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+                .filter { !$0.isEmpty }
+        }
+        let config = MarketConfig(symbols: symbolList, bars: bars, frequency: freq, seed: seed, start: startDate)
+        do {
+            _ = try MarketGenerator(config: config)
+        } catch {
+            throw ValidationError("--symbols: \(error.description)")
+        }
+        return config
+    }
+
+    func run() throws {
+        let generator = try MarketGenerator(config: try makeConfig())
+        let paths = try generator.write(to: out)
+        let first = generator.firstTradingDate
+        print("wrote \(paths.count) files, \(bars) \(freq.rawValue) bars each from \(first), seed \(seed), to \(out)")
+        for path in paths { print("  \(path)") }
+    }
 }

@@ -1,0 +1,93 @@
+import SentioCore
+
+/// A problem with an OHLCV CSV file, naming the file, the 1-based line (the header is line 1) and the field.
+///
+/// The `description` has the form `FILE:LINE: field 'NAME': DETAIL`, for example
+/// `Data/TQQQ.csv:17: field 'high': 99.5 is below max(open, close) = 101.2`.
+public enum CSVError: UserInputError, Equatable, Sendable {
+    /// The file could not be opened or read.
+    case unreadable(file: String, reason: String)
+    /// The file has no header line (it is empty or blank).
+    case emptyFile(file: String)
+    /// The header names no column for a required field (`timestamp`, `open`, `high`, `low`, `close`, `volume`).
+    case missingColumn(file: String, column: String, header: [String])
+    /// The file has a header but no data rows; `skipped` counts rows dropped in lenient mode.
+    case noRows(file: String, skipped: Int)
+    /// A row has a different number of cells than the header.
+    case wrongColumnCount(file: String, line: Int, expected: Int, found: Int)
+    /// A cell that should hold a number does not parse as a decimal number.
+    case invalidNumber(file: String, line: Int, field: String, value: String)
+    /// A number is NaN or infinite (written as such, or overflowing `Double`).
+    case notFinite(file: String, line: Int, field: String, value: String)
+    /// A timestamp cell is not in one of the accepted forms.
+    case invalidTimestamp(file: String, line: Int, field: String, value: String, reason: String)
+    /// A price is below zero.
+    case negativePrice(file: String, line: Int, field: String, value: Double)
+    /// `high < low`.
+    case highBelowLow(file: String, line: Int, high: Double, low: Double)
+    /// `high < max(open, close)`.
+    case highBelowOpenClose(file: String, line: Int, high: Double, maxOpenClose: Double)
+    /// `low > min(open, close)`.
+    case lowAboveOpenClose(file: String, line: Int, low: Double, minOpenClose: Double)
+    /// The volume is below zero.
+    case negativeVolume(file: String, line: Int, field: String, value: Double)
+    /// The timestamp is not after the previous accepted row's (`duplicate` when equal).
+    case nonIncreasingTimestamp(
+        file: String, line: Int, field: String, value: String, previousLine: Int, duplicate: Bool)
+    /// A directory given as input holds no `.csv` file.
+    case noCSVFiles(directory: String)
+
+    /// The 1-based line the error refers to, when it refers to one row.
+    public var line: Int? {
+        switch self {
+        case .unreadable, .noRows, .noCSVFiles: return nil
+        case .emptyFile, .missingColumn: return 1
+        case .wrongColumnCount(_, let line, _, _), .invalidNumber(_, let line, _, _), .notFinite(_, let line, _, _),
+            .invalidTimestamp(_, let line, _, _, _), .negativePrice(_, let line, _, _),
+            .highBelowLow(_, let line, _, _), .highBelowOpenClose(_, let line, _, _),
+            .lowAboveOpenClose(_, let line, _, _), .negativeVolume(_, let line, _, _),
+            .nonIncreasingTimestamp(_, let line, _, _, _, _):
+            return line
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unreadable(let file, let reason):
+            return "\(file): cannot read file: \(reason)"
+        case .emptyFile(let file):
+            return "\(file):1: empty file (no header line)"
+        case .missingColumn(let file, let column, let header):
+            let names = header.map { "'\($0)'" }.joined(separator: ", ")
+            return "\(file):1: field '\(column)': missing required column (header has \(names))"
+        case .noRows(let file, let skipped):
+            return skipped == 0
+                ? "\(file): no data rows after the header"
+                : "\(file): no valid data rows (\(skipped) skipped)"
+        case .wrongColumnCount(let file, let line, let expected, let found):
+            return "\(file):\(line): row has \(found) fields, the header has \(expected)"
+        case .invalidNumber(let file, let line, let field, let value):
+            return "\(file):\(line): field '\(field)': '\(value)' is not a number"
+        case .notFinite(let file, let line, let field, let value):
+            return "\(file):\(line): field '\(field)': '\(value)' is not a finite number"
+        case .invalidTimestamp(let file, let line, let field, let value, let reason):
+            return "\(file):\(line): field '\(field)': '\(value)' is not a valid timestamp (\(reason))"
+        case .negativePrice(let file, let line, let field, let value):
+            return "\(file):\(line): field '\(field)': price \(value) is negative"
+        case .highBelowLow(let file, let line, let high, let low):
+            return "\(file):\(line): field 'high': \(high) is below low = \(low)"
+        case .highBelowOpenClose(let file, let line, let high, let maxOpenClose):
+            return "\(file):\(line): field 'high': \(high) is below max(open, close) = \(maxOpenClose)"
+        case .lowAboveOpenClose(let file, let line, let low, let minOpenClose):
+            return "\(file):\(line): field 'low': \(low) is above min(open, close) = \(minOpenClose)"
+        case .negativeVolume(let file, let line, let field, let value):
+            return "\(file):\(line): field '\(field)': volume \(value) is negative"
+        case .nonIncreasingTimestamp(let file, let line, let field, let value, let previousLine, let duplicate):
+            return duplicate
+                ? "\(file):\(line): field '\(field)': duplicate timestamp '\(value)' (same as line \(previousLine))"
+                : "\(file):\(line): field '\(field)': timestamp '\(value)' is not after line \(previousLine)'s"
+        case .noCSVFiles(let directory):
+            return "\(directory): directory contains no .csv file"
+        }
+    }
+}

@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Parses decimal numbers straight from bytes, with results identical to `Double(String)` (correctly rounded).
+///
+/// Accepted syntax: optional sign, digits with an optional `.` (at least one digit in all), optional exponent
+/// `e`/`E` with optional sign and digits. No spaces, no `nan`/`inf`, no hexadecimal.
+///
+/// Fast path (Clinger 1990, "How to read floating point numbers accurately"): when the significant digits fit
+/// in a `UInt64` mantissa `m <= 2^53` and the decimal exponent `e` satisfies `|e| <= 22`, both `m` and `10^|e|`
+/// are exact doubles, so the single IEEE operation `m * 10^e` or `m / 10^-e` is correctly rounded. Anything
+/// else (more than 19 significant digits, large exponents) goes to the C library's `strtod`, which is
+/// correctly rounded on glibc.
+public enum DecimalParser {
+    /// Exact powers of ten, 10^0 ... 10^22 (all representable in binary64).
+    @usableFromInline
+    static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+        1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// Parses `text` (ASCII bytes); returns `nil` when it is not a decimal number.
+    public static func parse(_ text: some StringProtocol) -> Double? {
+        var copy = String(text)
+        return copy.withUTF8 { parse($0.baseAddress!, count: $0.count) }
+    }
+
+    /// Parses `count` bytes at `p`; returns `nil` when they are not a decimal number.
+    ///
+    /// The result may be infinite when the value overflows `Double` (as `Double(String)` does).
+    @inlinable
+    public static func parse(_ p: UnsafePointer<UInt8>, count: Int) -> Double? {
+        var i = 0
+        var negative = false
+        if i < count, p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+") {
+            negative = p[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        // Leading zeros carry no information; then every digit goes into the mantissa (it may wrap past 19
+        // significant digits, in which case the exact fallback below is used).
+        let integerStart = i
+        while i < count, p[i] == UInt8(ascii: "0") { i += 1 }
+        var mantissa: UInt64 = 0
+        let significantStart = i
+        while i < count {
+            let d = p[i] &- 48
+            if d >= 10 { break }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            i += 1
+        }
+        var significantDigits = i - significantStart
+        var sawDigit = i > integerStart
+        var exponent = 0
+        if i < count, p[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            if significantDigits == 0 {
+                while i < count, p[i] == UInt8(ascii: "0") { i += 1 }
+            }
+            let fractionSignificantStart = i
+            while i < count {
+                let d = p[i] &- 48
+                if d >= 10 { break }
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                i += 1
+            }
+            significantDigits += i - fractionSignificantStart
+            exponent = fractionStart - i
+            sawDigit = sawDigit || i > fractionStart
+        }
+        let tooManyDigits = significantDigits > 19
+        guard sawDigit else { return nil }
+        if i < count, p[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            var exponentNegative = false
+            if i < count, p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+") {
+                exponentNegative = p[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var explicit = 0
+            var sawExponentDigit = false
+            while i < count {
+                let d = p[i] &- 48
+                if d >= 10 { break }
+                sawExponentDigit = true
+                if explicit < 100_000 { explicit = explicit * 10 + Int(d) }
+                i += 1
+            }
+            guard sawExponentDigit else { return nil }
+            exponent += exponentNegative ? -explicit : explicit
+        }
+        guard i == count else { return nil }
+
+        if !tooManyDigits {
+            if mantissa == 0 { return negative ? -0.0 : 0.0 }
+            if mantissa <= 1 << 53, exponent >= -22, exponent <= 22 {
+                var value = Double(mantissa)
+                if exponent < 0 {
+                    value /= exactPowersOfTen[-exponent]
+                } else {
+                    value *= exactPowersOfTen[exponent]
+                }
+                return negative ? -value : value
+            }
+        }
+        return parseWithStrtod(p, count: count)
+    }
+
+    /// Exact fallback for syntax already validated above.
+    @usableFromInline @inline(never)
+    static func parseWithStrtod(_ p: UnsafePointer<UInt8>, count: Int) -> Double? {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
+            for k in 0..<count { buffer[k] = CChar(bitPattern: p[k]) }
+            buffer[count] = 0
+            var end: UnsafeMutablePointer<CChar>? = nil
+            let value = strtod(buffer.baseAddress!, &end)
+            guard let end, end - buffer.baseAddress! == count else { return nil }
+            return value
+        }
+    }
+
+    /// Whether `text` spells NaN or infinity (`nan`, `inf`, `infinity`, any case, optional sign).
+    static func spellsNonFinite(_ text: String) -> Bool {
+        var t = text.lowercased()
+        if t.hasPrefix("-") || t.hasPrefix("+") { t.removeFirst() }
+        return t == "nan" || t == "inf" || t == "infinity"
+    }
+}

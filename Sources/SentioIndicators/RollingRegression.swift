@@ -1,0 +1,323 @@
+import SentioCore
+
+/// Outcome of one rolling-regression window.
+public enum RegressionWindowStatus: UInt8, Sendable, Equatable {
+    /// Fewer than `window` rows seen: no estimate yet.
+    case warmingUp
+    /// The window was estimated; all outputs are defined.
+    case estimated
+    /// The window's design is rank-deficient or numerically singular (a regressor constant over
+    /// the window, or regressors collinear): all outputs are NaN.
+    case singular
+    /// The window holds a NaN or infinite value: all outputs are NaN.
+    case nonFiniteInput
+}
+
+/// Streaming ordinary least squares over a sliding window of `W` rows, with an intercept and
+/// `k` regressors — the per-window estimates of statsmodels `RollingOLS(y, add_constant(X), window=W)`.
+///
+/// For the window's rows `(xᵣ, yᵣ)`, with `β = (b₀, b₁ … b_k)` (b₀ the intercept):
+/// - coefficients `β̂ = argmin Σ (yᵣ − b₀ − xᵣ·b)²` (statsmodels `params`);
+/// - residual variance `σ̂² = SSR/(W − k − 1)`, residual standard deviation `σ̂`
+///   (`sqrt(mse_resid)`);
+/// - standard errors `sqrt(σ̂² · [(X'X)⁻¹]ⱼⱼ)` (`bse`) and t-statistics `β̂ⱼ/seⱼ` (`tvalues`);
+/// - centered `R² = 1 − SSR/Σ(yᵣ − ȳ)²` (`rsquared`).
+///
+/// **Conditioning.** The state keeps the window means `m` and the *centered* co-moment matrix
+/// `C = Σ (zᵣ − m)(zᵣ − m)ᵀ` of `z = (x₁ … x_k, y)`, never the raw `X'X`: price-level
+/// regressors (say 500 ± 20) would make `X'X` ill-conditioned by the level², while `C` only sees
+/// the spread. Slopes solve `Cₓₓ b = Cₓᵧ` by a k×k Cholesky factorization `Cₓₓ = LLᵀ`;
+/// `b₀ = m_y − m_x·b`, `SSR = C_yy − ‖L⁻¹Cₓᵧ‖²`, `[(X'X)⁻¹]` for the slopes is `Cₓₓ⁻¹` and for the
+/// intercept `1/W + m_xᵀ Cₓₓ⁻¹ m_x`.
+///
+/// **Updates.** When the window is full each new row replaces the oldest by the rank-two Welford
+/// update `m' = m + (z − o)/W`, `C' = C + (z − m')(z − m)ᵀ − (o − m')(o − m)ᵀ` (O(k²)), and every
+/// `reseedInterval` updates (default `W`) the means and `C` are recomputed exactly from the
+/// window's rows (two-pass; the centered cross-product by BLAS `dsyrk`), so rounding error never
+/// accumulates over more than one interval. The window's rows live in a ring buffer allocated at
+/// `init`; an update never allocates.
+///
+/// **Degenerate windows** are not an error for the whole series: the window's outputs are NaN
+/// and its status is ``RegressionWindowStatus/singular`` when a regressor's centered sum of squares
+/// `Cᵢᵢ ≤ 10⁻¹²·W·max(xᵢ²)` (constant over the window, up to rounding) or a Cholesky pivot falls
+/// below `10⁻¹⁰` of its diagonal (collinear regressors). A window containing a non-finite value has
+/// status ``RegressionWindowStatus/nonFiniteInput`` and NaN outputs; estimation resumes (with an
+/// exact re-seed) once the value has left the window. A window whose `y` is constant has `R² = NaN`.
+public struct RollingRegression: Sendable {
+    /// Window length `W` (rows per estimate).
+    public let window: Int
+    /// Number of regressors `k`, not counting the intercept.
+    public let regressorCount: Int
+    /// Number of rank-two updates between exact re-seeds.
+    public let reseedInterval: Int
+
+    @usableFromInline let layout: Layout
+    @usableFromInline var storage: [Double]
+    @usableFromInline var nextSlot = 0
+    @usableFromInline var rowCount = 0
+    @usableFromInline var updatesSinceReseed = 0
+    @usableFromInline var nonFiniteRows = 0
+    @usableFromInline var needsReseed = true
+    /// Status of the latest window.
+    public private(set) var status: RegressionWindowStatus = .warmingUp
+
+    /// Offsets of the state's arrays inside `storage` (one allocation for everything).
+    @usableFromInline
+    struct Layout: Sendable {
+        let k: Int, m: Int, window: Int
+        let rows: Int, centered: Int, mean: Int, previousMean: Int, comoments: Int, scale: Int
+        let newRow: Int, oldRow: Int, cholesky: Int, inverse: Int, w: Int, slopes: Int
+        let coefficients: Int, standardErrors: Int, tStatistics: Int, rSquared: Int, residualSD: Int
+        let total: Int
+
+        init(window: Int, k: Int) {
+            self.k = k
+            m = k + 1
+            self.window = window
+            var next = 0
+            func take(_ n: Int) -> Int { defer { next += n }; return next }
+            rows = take(window * m); centered = take(window * m)
+            mean = take(m); previousMean = take(m); comoments = take(m * m); scale = take(m)
+            newRow = take(m); oldRow = take(m)
+            cholesky = take(k * k); inverse = take(k * k); w = take(k); slopes = take(k)
+            coefficients = take(m); standardErrors = take(m); tStatistics = take(m)
+            rSquared = take(1); residualSD = take(1)
+            total = next
+        }
+    }
+
+    /// - Parameters:
+    ///   - window: rows per window `W`; must exceed `regressorCount + 1` (positive residual
+    ///     degrees of freedom).
+    ///   - regressorCount: number of regressors `k ≥ 0` (the intercept is added).
+    ///   - reseedInterval: updates between exact re-computations (default `window`).
+    public init(window: Int, regressorCount: Int, reseedInterval: Int? = nil) {
+        precondition(regressorCount >= 0, "regressor count must be non-negative")
+        precondition(window > regressorCount + 1, "window must exceed regressorCount + 1")
+        let interval = reseedInterval ?? window
+        precondition(interval >= 1, "reseed interval must be positive")
+        self.window = window
+        self.regressorCount = regressorCount
+        self.reseedInterval = interval
+        layout = Layout(window: window, k: regressorCount)
+        storage = [Double](repeating: .nan, count: layout.total)
+    }
+
+    /// Rows consumed before the first estimate: `window − 1`.
+    public var lookback: Int { window - 1 }
+
+    /// Adds the row `(y, x₁ … x_k)`, dropping the oldest once `window` rows are held, and
+    /// estimates the window. O(k²) amortized, no allocation.
+    ///
+    /// - Returns: the window's status; read the estimates with ``coefficient(_:)`` etc.
+    @discardableResult
+    public mutating func update(y: Double, regressors x: UnsafeBufferPointer<Double>) -> RegressionWindowStatus {
+        precondition(x.count == regressorCount, "expected \(regressorCount) regressors, got \(x.count)")
+        let L = layout
+        let slot = nextSlot
+        let evicting = rowCount == window
+        var newFinite = y.isFinite
+        var oldFinite = true
+        storage.withUnsafeMutableBufferPointer { buffer in
+            let s = buffer.baseAddress!
+            let row = s + L.rows + slot * L.m
+            for i in 0..<L.k {
+                s[L.newRow + i] = x[i]
+                if !x[i].isFinite { newFinite = false }
+            }
+            s[L.newRow + L.k] = y
+            for i in 0..<L.m {
+                if evicting {
+                    s[L.oldRow + i] = row[i]
+                    if !row[i].isFinite { oldFinite = false }
+                }
+                row[i] = s[L.newRow + i]
+            }
+        }
+        nextSlot = slot + 1 == window ? 0 : slot + 1
+        if !evicting { rowCount += 1 }
+        if !newFinite { nonFiniteRows += 1 }
+        if evicting && !oldFinite { nonFiniteRows -= 1 }
+
+        guard rowCount == window else {
+            status = .warmingUp
+            return status
+        }
+        let interval = reseedInterval
+        var reseed = needsReseed || !evicting || updatesSinceReseed >= interval
+        let invalid = nonFiniteRows > 0
+        if !invalid && !reseed {
+            updatesSinceReseed += 1
+        } else if invalid {
+            reseed = false
+            needsReseed = true
+        } else {
+            needsReseed = false
+            updatesSinceReseed = 0
+        }
+        let result: RegressionWindowStatus = storage.withUnsafeMutableBufferPointer { buffer in
+            let s = buffer.baseAddress!
+            if invalid {
+                Self.fillOutputs(s, L, with: .nan)
+                return .nonFiniteInput
+            }
+            if reseed { Self.reseed(s, L) } else { Self.replaceOldestRow(s, L) }
+            return Self.estimate(s, L)
+        }
+        status = result
+        return result
+    }
+
+    /// Convenience for ``update(y:regressors:)-(_,UnsafeBufferPointer<Double>)`` with an array.
+    @discardableResult
+    public mutating func update(y: Double, regressors: [Double]) -> RegressionWindowStatus {
+        regressors.withUnsafeBufferPointer { update(y: y, regressors: $0) }
+    }
+
+    /// Coefficient `j` of the latest window: 0 is the intercept, `j ≥ 1` the slope of regressor `j`.
+    /// NaN unless ``status`` is `.estimated`.
+    public func coefficient(_ j: Int) -> Double { output(layout.coefficients, j) }
+    /// Standard error of coefficient `j` (statsmodels `bse`).
+    public func standardError(_ j: Int) -> Double { output(layout.standardErrors, j) }
+    /// t-statistic of coefficient `j` (statsmodels `tvalues`).
+    public func tStatistic(_ j: Int) -> Double { output(layout.tStatistics, j) }
+    /// Centered R² of the latest window (statsmodels `rsquared`).
+    public var rSquared: Double { output(layout.rSquared, 0) }
+    /// Residual standard deviation `sqrt(SSR/(W − k − 1))` (statsmodels `sqrt(mse_resid)`).
+    public var residualStandardDeviation: Double { output(layout.residualSD, 0) }
+
+    func output(_ offset: Int, _ j: Int) -> Double {
+        precondition(j >= 0 && (offset == layout.rSquared || offset == layout.residualSD ? j == 0 : j <= regressorCount),
+                     "coefficient index out of range")
+        return status == .warmingUp ? .nan : storage[offset + j]
+    }
+
+    // MARK: - Kernels over the state's storage
+
+    static func fillOutputs(_ s: UnsafeMutablePointer<Double>, _ L: Layout, with value: Double) {
+        for j in 0..<L.m {
+            s[L.coefficients + j] = value
+            s[L.standardErrors + j] = value
+            s[L.tStatistics + j] = value
+        }
+        s[L.rSquared] = value
+        s[L.residualSD] = value
+    }
+
+    /// Exact means and centered co-moments from the window's rows: two passes, `dsyrk`.
+    static func reseed(_ s: UnsafeMutablePointer<Double>, _ L: Layout) {
+        let m = L.m, n = L.window
+        let rows = s + L.rows, centered = s + L.centered
+        for i in 0..<m {
+            var sum = 0.0
+            var largest = 0.0
+            for r in 0..<n {
+                let v = rows[r * m + i]
+                sum += v
+                largest = max(largest, v * v)
+            }
+            s[L.mean + i] = sum / Double(n)
+            s[L.scale + i] = largest
+        }
+        for r in 0..<n {
+            for i in 0..<m { centered[r * m + i] = rows[r * m + i] - s[L.mean + i] }
+        }
+        BLASKernels.sumOfOuterProducts(columnsOf: centered, dimension: m, count: n, into: s + L.comoments)
+    }
+
+    /// Rank-two Welford replacement of the oldest row (`oldRow`) by the newest (`newRow`).
+    static func replaceOldestRow(_ s: UnsafeMutablePointer<Double>, _ L: Layout) {
+        let m = L.m
+        let z = s + L.newRow, o = s + L.oldRow
+        let mean = s + L.mean, previous = s + L.previousMean, c = s + L.comoments
+        let n = Double(L.window)
+        for i in 0..<m {
+            previous[i] = mean[i]
+            mean[i] += (z[i] - o[i]) / n
+            s[L.scale + i] = max(s[L.scale + i], z[i] * z[i])
+        }
+        for j in 0..<m {
+            let zj = z[j] - previous[j], oj = o[j] - previous[j]
+            for i in 0...j {
+                c[i + j * m] += (z[i] - mean[i]) * zj - (o[i] - mean[i]) * oj
+            }
+        }
+    }
+
+    /// Relative threshold under which a regressor counts as constant over the window.
+    static let constantColumnTolerance = 1e-12
+    /// Relative Cholesky pivot threshold under which regressors count as collinear.
+    static let pivotTolerance = 1e-10
+
+    /// Solves the window from means and centered co-moments; writes the outputs.
+    static func estimate(_ s: UnsafeMutablePointer<Double>, _ L: Layout) -> RegressionWindowStatus {
+        let k = L.k, m = L.m
+        let n = Double(L.window)
+        let c = s + L.comoments, mean = s + L.mean
+        let chol = s + L.cholesky, inv = s + L.inverse, w = s + L.w, b = s + L.slopes
+        for i in 0..<k where !(c[i + i * m] > constantColumnTolerance * n * s[L.scale + i]) {
+            fillOutputs(s, L, with: .nan)
+            return .singular
+        }
+        // Cholesky Cₓₓ = L Lᵀ (lower, column-major k×k); C's upper triangle holds Cₓₓ[j, i], j ≤ i.
+        for j in 0..<k {
+            var d = c[j + j * m]
+            for l in 0..<j { d -= chol[j + l * k] * chol[j + l * k] }
+            guard d > pivotTolerance * c[j + j * m] else {
+                fillOutputs(s, L, with: .nan)
+                return .singular
+            }
+            let pivot = d.squareRoot()
+            chol[j + j * k] = pivot
+            for i in (j + 1)..<max(j + 1, k) {
+                var v = c[j + i * m]
+                for l in 0..<j { v -= chol[i + l * k] * chol[j + l * k] }
+                chol[i + j * k] = v / pivot
+            }
+        }
+        // w = L⁻¹ Cₓᵧ, slopes b = L⁻ᵀ w, SSR = C_yy − ‖w‖².
+        var explained = 0.0
+        for i in 0..<k {
+            var v = c[i + k * m]
+            for l in 0..<i { v -= chol[i + l * k] * w[l] }
+            w[i] = v / chol[i + i * k]
+            explained += w[i] * w[i]
+        }
+        for i in stride(from: k - 1, through: 0, by: -1) {
+            var v = w[i]
+            for l in (i + 1)..<max(i + 1, k) { v -= chol[l + i * k] * b[l] }
+            b[i] = v / chol[i + i * k]
+        }
+        let totalSS = c[k + k * m]
+        let ssr = max(0, totalSS - explained)
+        // L⁻¹ (lower): diag(Cₓₓ⁻¹)ᵢ = Σ_{r ≥ i} (L⁻¹)ᵣᵢ², and m_xᵀ Cₓₓ⁻¹ m_x = ‖L⁻¹ m_x‖².
+        for j in 0..<k {
+            for i in j..<k {
+                var v = i == j ? 1.0 : 0.0
+                for l in j..<i { v -= chol[i + l * k] * inv[l + j * k] }
+                inv[i + j * k] = v / chol[i + i * k]
+            }
+        }
+        var meanQuadratic = 0.0
+        var intercept = mean[k]
+        for i in 0..<k {
+            var v = 0.0
+            for l in 0...i { v += inv[i + l * k] * mean[l] }
+            meanQuadratic += v * v
+            intercept -= b[i] * mean[i]
+        }
+        let variance = ssr / Double(L.window - k - 1)
+        s[L.coefficients] = intercept
+        s[L.standardErrors] = (variance * (1 / n + meanQuadratic)).squareRoot()
+        for i in 0..<k {
+            var diagonal = 0.0
+            for r in i..<k { diagonal += inv[r + i * k] * inv[r + i * k] }
+            s[L.coefficients + 1 + i] = b[i]
+            s[L.standardErrors + 1 + i] = (variance * diagonal).squareRoot()
+        }
+        for j in 0..<m { s[L.tStatistics + j] = s[L.coefficients + j] / s[L.standardErrors + j] }
+        s[L.rSquared] = 1 - ssr / totalSS
+        s[L.residualSD] = variance.squareRoot()
+        return .estimated
+    }
+}
