@@ -1,4 +1,5 @@
 import SentioCore
+import SentioIndicators
 
 /// Buys every symbol at its first bar and holds to the end.
 ///
@@ -20,9 +21,10 @@ public typealias IndicatorProvider = (_ close: [Double], _ period: Int) -> Indic
 
 /// RSI mean reversion: buy when RSI < `lower`, sell when RSI > `upper` (long-only, one position per symbol).
 ///
-/// The RSI is Wilder's RSI(`period`) of the close as TA-Lib computes it, supplied by `rsi`
-/// (SentioIndicators' `relativeStrengthIndex`). RSI at bar *i* uses closes `0...i` only. No decision is
-/// taken before the RSI's first valid bar.
+/// The RSI is Wilder's RSI(`period`) of the close as TA-Lib computes it: SentioIndicators'
+/// `relativeStrengthIndex` unless another provider is injected (tests inject TA-Lib's own values). RSI at
+/// bar *i* uses closes `0...i` only. No decision is taken before the RSI's first valid bar (backtesting.py
+/// starts one bar later; see the README).
 public struct RSIStrategy: Strategy {
     public var period: Int
     public var lower: Double
@@ -30,7 +32,10 @@ public struct RSIStrategy: Strategy {
     private let rsi: IndicatorProvider
     private var values: [IndicatorSeries] = []
 
-    public init(period: Int = 14, lower: Double = 30, upper: Double = 70, rsi: @escaping IndicatorProvider) {
+    public init(
+        period: Int = 14, lower: Double = 30, upper: Double = 70,
+        rsi: @escaping IndicatorProvider = { close, period in relativeStrengthIndex(close, period: period) }
+    ) {
         precondition(period > 0, "RSI period must be positive")
         precondition(lower < upper, "RSI lower threshold must be below the upper one")
         self.period = period

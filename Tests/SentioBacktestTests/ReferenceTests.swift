@@ -47,6 +47,13 @@ struct ReferenceTests {
         expectClose(result.equity, equity, relative: 1e-9)
     }
 
+    @Test("the same run with SentioIndicators' RSI (the strategy's default provider)")
+    func rsiStrategyWithSentioRSI() throws {
+        let (goog, _) = try loadGOOG()
+        let result = try Backtest(Self.configuration).run(RSIStrategy(period: 14, lower: 30, upper: 70), on: Market([goog]))
+        try compare(result, fixture: "goog_rsi")
+    }
+
     @Test("same with a stop 5 % below and a target 10 % above the decision close (levels live on the entry bar)")
     func rsiWithStops() throws {
         let (goog, rsi) = try loadGOOG()
