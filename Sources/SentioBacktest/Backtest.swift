@@ -35,26 +35,77 @@ public struct Backtest: Sendable {
     /// - Throws: `BacktestError` for an invalid configuration, or whatever `strategy.prepare` throws.
     public func run<S: Strategy>(_ strategy: S, on market: Market) throws -> BacktestResult {
         var strategy = strategy
-        return try run(&strategy, on: market)
+        return try simulate(&strategy, on: market)
     }
 
     /// Runs `strategy` over `market`, leaving the strategy's final state in `strategy`.
     public func run<S: Strategy>(_ strategy: inout S, on market: Market) throws -> BacktestResult {
+        try simulate(&strategy, on: market)
+    }
+
+    /// The body of both `run`s: an internal generic that each pre-specialized entry point specializes.
+    func simulate<S: Strategy>(_ strategy: inout S, on market: Market) throws -> BacktestResult {
         if let problem = configuration.validationProblem() { throw BacktestError(problem) }
         try strategy.prepare(market: market)
         var engine = Engine(configuration: configuration, market: market)
         engine.progress = progress
-        engine.simulate(&strategy)
+        // Built-in strategies run a loop specialized for their concrete type (direct, inlinable `decide`
+        // calls): a generic called from another module would otherwise dispatch through the witness table.
+        let done = Self.asConcrete(RSIStrategy.self, &strategy) { engine.simulate(&$0) }
+            || Self.asConcrete(SignalStrategy.self, &strategy) { engine.simulate(&$0) }
+            || Self.asConcrete(BuyAndHoldStrategy.self, &strategy) { engine.simulate(&$0) }
+            || Self.asConcrete(DollarCostAveragingStrategy.self, &strategy) { engine.simulate(&$0) }
+        if !done { engine.simulate(&strategy) }
         return engine.result(strategyName: strategy.name)
+    }
+
+    /// When `S` is `T`, calls `body` with `strategy` seen as a `T` and returns `true`.
+    private static func asConcrete<T: Strategy, S: Strategy>(_: T.Type, _ strategy: inout S, _ body: (inout T) -> Void) -> Bool {
+        guard S.self == T.self else { return false }
+        withUnsafeMutablePointer(to: &strategy) { pointer in
+            pointer.withMemoryRebound(to: T.self, capacity: 1) { body(&$0.pointee) }
+        }
+        return true
     }
 }
 
 /// A pending order: at most one per symbol.
 private enum PendingKind: UInt8 { case none, buy, sell, contribute }
 
+/// A fixed-size buffer owned by the engine and freed by its `deinit`: writes need no uniqueness check.
+private struct Slots<Element> {
+    let base: UnsafeMutablePointer<Element>
+    let count: Int
+
+    init(repeating value: Element, count: Int) {
+        base = .allocate(capacity: Swift.max(count, 1))
+        base.initialize(repeating: value, count: count)
+        self.count = count
+    }
+
+    @inline(__always)
+    subscript(i: Int) -> Element {
+        get {
+            assert(i >= 0 && i < count, "slot index out of range")
+            return base[i]
+        }
+        nonmutating set {
+            assert(i >= 0 && i < count, "slot index out of range")
+            base[i] = newValue
+        }
+    }
+
+    var array: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    func free() {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+}
+
 /// The simulation state: one slot per symbol in contiguous arrays, preallocated; the step loop does
 /// not allocate except to append to the order and trade logs.
-private struct Engine {
+private struct Engine: ~Copyable {
     let configuration: BacktestConfiguration
     let market: Market
     let symbolCount: Int
@@ -62,10 +113,12 @@ private struct Engine {
     let commissionRate: Double
     let fee: Double
     let slippage: Double
-    // Per-symbol columns, hoisted out of `market.series` so the step loop indexes plain arrays.
+    // Per-symbol columns, hoisted out of `market.series`.
     let opens: [[Double]], highs: [[Double]], lows: [[Double]], closes: [[Double]]
     let times: [[Int64]]
     let counts: [Int]
+    /// Every series has a bar at every timeline step.
+    let aligned: Bool
     var progress: (@Sendable (Int, Int) -> Void)?
 
     var cash: Double
@@ -73,36 +126,36 @@ private struct Engine {
     var nextOrderID = 0
 
     // Per-symbol cursors and marks.
-    var cursor: [Int]
-    var hasBar: [Bool]
-    var lastClose: [Double]
+    let cursor: Slots<Int>
+    let hasBar: Slots<Bool>
+    let lastClose: Slots<Double>
 
     // Per-symbol position.
-    var shares: [Double]
-    var costBasis: [Double]  // Σ shares × fill price of the open lots
-    var entryPrice: [Double]  // the fill price of a single lot, the share-weighted average of several
-    var entryCommission: [Double]
-    var entryStep: [Int]
-    var entryBar: [Int]
-    var stopPrice: [Double]  // .nan: none
-    var targetPrice: [Double]
-    var levelsLiveFromStep: [Int]
+    let shares: Slots<Double>
+    let costBasis: Slots<Double>  // Σ shares × fill price of the open lots
+    let entryPrice: Slots<Double>  // the fill price of a single lot, the share-weighted average of several
+    let entryCommission: Slots<Double>
+    let entryStep: Slots<Int>
+    let entryBar: Slots<Int>
+    let stopPrice: Slots<Double>  // .nan: none
+    let targetPrice: Slots<Double>
+    let levelsLiveFromStep: Slots<Int>
     var openCount = 0
 
     // Per-symbol pending order.
-    var pendingKind: [PendingKind]
-    var pendingID: [Int]
-    var pendingStep: [Int]
-    var pendingDecisionClose: [Double]
-    var pendingStopPercent: [Double]
-    var pendingTargetPercent: [Double]
-    var pendingAmount: [Double]
+    let pendingKind: Slots<PendingKind>
+    let pendingID: Slots<Int>
+    let pendingStep: Slots<Int>
+    let pendingDecisionClose: Slots<Double>
+    let pendingStopPercent: Slots<Double>
+    let pendingTargetPercent: Slots<Double>
+    let pendingAmount: Slots<Double>
 
     // Outputs.
-    var equityCurve: [Double]
-    var cashCurve: [Double]
-    var contributions: [Double]
-    var exposed: [Bool]
+    let equityCurve: Slots<Double>
+    let cashCurve: Slots<Double>
+    let contributions: Slots<Double>
+    let exposed: Slots<Bool>
     var trades: [ClosedTrade] = []
     var orders: [OrderRecord] = []
 
@@ -121,29 +174,56 @@ private struct Engine {
         closes = market.series.map(\.close)
         times = market.series.map(\.timestamps)
         counts = market.series.map(\.count)
-        cursor = Array(repeating: 0, count: symbolCount)
-        hasBar = Array(repeating: false, count: symbolCount)
-        lastClose = Array(repeating: .nan, count: symbolCount)
-        shares = Array(repeating: 0, count: symbolCount)
-        costBasis = Array(repeating: 0, count: symbolCount)
-        entryPrice = Array(repeating: 0, count: symbolCount)
-        entryCommission = Array(repeating: 0, count: symbolCount)
-        entryStep = Array(repeating: 0, count: symbolCount)
-        entryBar = Array(repeating: 0, count: symbolCount)
-        stopPrice = Array(repeating: .nan, count: symbolCount)
-        targetPrice = Array(repeating: .nan, count: symbolCount)
-        levelsLiveFromStep = Array(repeating: 0, count: symbolCount)
-        pendingKind = Array(repeating: .none, count: symbolCount)
-        pendingID = Array(repeating: 0, count: symbolCount)
-        pendingStep = Array(repeating: 0, count: symbolCount)
-        pendingDecisionClose = Array(repeating: .nan, count: symbolCount)
-        pendingStopPercent = Array(repeating: .nan, count: symbolCount)
-        pendingTargetPercent = Array(repeating: .nan, count: symbolCount)
-        pendingAmount = Array(repeating: 0, count: symbolCount)
-        equityCurve = Array(repeating: 0, count: stepCount)
-        cashCurve = Array(repeating: 0, count: stepCount)
-        contributions = Array(repeating: 0, count: stepCount)
-        exposed = Array(repeating: false, count: stepCount)
+        aligned = counts.allSatisfy { $0 == market.timeline.count }
+        cursor = Slots(repeating: 0, count: symbolCount)
+        hasBar = Slots(repeating: aligned, count: symbolCount)
+        lastClose = Slots(repeating: .nan, count: symbolCount)
+        shares = Slots(repeating: 0, count: symbolCount)
+        costBasis = Slots(repeating: 0, count: symbolCount)
+        entryPrice = Slots(repeating: 0, count: symbolCount)
+        entryCommission = Slots(repeating: 0, count: symbolCount)
+        entryStep = Slots(repeating: 0, count: symbolCount)
+        entryBar = Slots(repeating: 0, count: symbolCount)
+        stopPrice = Slots(repeating: .nan, count: symbolCount)
+        targetPrice = Slots(repeating: .nan, count: symbolCount)
+        levelsLiveFromStep = Slots(repeating: 0, count: symbolCount)
+        pendingKind = Slots(repeating: .none, count: symbolCount)
+        pendingID = Slots(repeating: 0, count: symbolCount)
+        pendingStep = Slots(repeating: 0, count: symbolCount)
+        pendingDecisionClose = Slots(repeating: .nan, count: symbolCount)
+        pendingStopPercent = Slots(repeating: .nan, count: symbolCount)
+        pendingTargetPercent = Slots(repeating: .nan, count: symbolCount)
+        pendingAmount = Slots(repeating: 0, count: symbolCount)
+        equityCurve = Slots(repeating: 0, count: stepCount)
+        cashCurve = Slots(repeating: 0, count: stepCount)
+        contributions = Slots(repeating: 0, count: stepCount)
+        exposed = Slots(repeating: false, count: stepCount)
+    }
+
+    deinit {
+        cursor.free()
+        hasBar.free()
+        lastClose.free()
+        shares.free()
+        costBasis.free()
+        entryPrice.free()
+        entryCommission.free()
+        entryStep.free()
+        entryBar.free()
+        stopPrice.free()
+        targetPrice.free()
+        levelsLiveFromStep.free()
+        pendingKind.free()
+        pendingID.free()
+        pendingStep.free()
+        pendingDecisionClose.free()
+        pendingStopPercent.free()
+        pendingTargetPercent.free()
+        pendingAmount.free()
+        equityCurve.free()
+        cashCurve.free()
+        contributions.free()
+        exposed.free()
     }
 
     /// Cash plus every position at its last close.
@@ -153,13 +233,18 @@ private struct Engine {
         return e
     }
 
+    @inline(__always)  // into the per-strategy specialization, so `decide` is a direct call
     mutating func simulate<S: Strategy>(_ strategy: inout S) {
         let fillAtClose = configuration.fill == .close
         for step in 0..<stepCount {
             let time = market.timeline[step]
-            for s in 0..<symbolCount {
-                let c = cursor[s]
-                hasBar[s] = c < counts[s] && times[s][c] == time
+            // With aligned data (every symbol has every timeline step) each symbol has a bar at each step
+            // and the timestamp comparison, a memory stream per symbol, is skipped.
+            if !aligned {
+                for s in 0..<symbolCount {
+                    let c = cursor[s]
+                    hasBar[s] = c < counts[s] && times[s][c] == time
+                }
             }
             let openAtStart = openCount
             var filledThisStep = false
@@ -177,15 +262,18 @@ private struct Engine {
             }
 
             // 2. Stop-loss and take-profit against the bar's range.
+            // Bar columns are read only when a level exists (fewer memory streams in the common case).
             for s in 0..<symbolCount where hasBar[s] && shares[s] > 0 && step >= levelsLiveFromStep[s] {
-                let b = cursor[s]
-                let o = opens[s][b], h = highs[s][b], l = lows[s][b]
                 let stop = stopPrice[s], target = targetPrice[s]
-                if !stop.isNaN && l <= stop {
-                    closePosition(symbol: s, step: step, referencePrice: Swift.min(o, stop), reason: .stopLoss, decidedStep: step, orderID: newOrderID())
+                if stop.isNaN && target.isNaN { continue }
+                let b = cursor[s]
+                if !stop.isNaN && lows[s][b] <= stop {
+                    let price = Swift.min(opens[s][b], stop)
+                    closePosition(symbol: s, step: step, referencePrice: price, reason: .stopLoss, decidedStep: step, orderID: newOrderID())
                     filledThisStep = true
-                } else if !target.isNaN && h >= target {
-                    closePosition(symbol: s, step: step, referencePrice: Swift.max(o, target), reason: .takeProfit, decidedStep: step, orderID: newOrderID())
+                } else if !target.isNaN && highs[s][b] >= target {
+                    let price = Swift.max(opens[s][b], target)
+                    closePosition(symbol: s, step: step, referencePrice: price, reason: .takeProfit, decidedStep: step, orderID: newOrderID())
                     filledThisStep = true
                 }
             }
@@ -245,7 +333,8 @@ private struct Engine {
             pendingKind[s] = .contribute
             pendingAmount[s] = amount
         }
-        pendingID[s] = newOrderID()
+        let id = newOrderID()
+        pendingID[s] = id
         pendingStep[s] = step
         pendingDecisionClose[s] = lastClose[s]
         if case .contribute(let amount) = decision, amount.isFinite, amount > 0 {
@@ -393,7 +482,7 @@ private struct Engine {
         openCount -= 1
     }
 
-    func result(strategyName: String) -> BacktestResult {
+    borrowing func result(strategyName: String) -> BacktestResult {
         var open = [OpenPosition]()
         for s in 0..<symbolCount where shares[s] > 0 {
             let series = market.series[s]
@@ -406,8 +495,8 @@ private struct Engine {
         }
         return BacktestResult(
             configuration: configuration, strategyName: strategyName, symbols: market.symbols,
-            timestamps: market.timeline, equity: equityCurve, cash: cashCurve, contributions: contributions,
-            exposed: exposed, trades: trades, openPositions: open, orders: orders.sorted { $0.id < $1.id },
+            timestamps: market.timeline, equity: equityCurve.array, cash: cashCurve.array, contributions: contributions.array,
+            exposed: exposed.array, trades: trades, openPositions: open, orders: orders.sorted { $0.id < $1.id },
             commissionsPaid: commissionsPaid)
     }
 }

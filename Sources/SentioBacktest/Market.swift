@@ -23,20 +23,44 @@ public struct Market: Sendable {
         for s in series {
             guard seen.insert(s.symbol).inserted else { throw BacktestError("symbol \(s.symbol) appears twice") }
             guard !s.isEmpty else { throw BacktestError("symbol \(s.symbol) has no bars") }
-            for i in 0..<s.count {
-                if i > 0 && s.timestamps[i] <= s.timestamps[i - 1] {
-                    throw BacktestError("symbol \(s.symbol), bar \(i): timestamps must be strictly increasing")
-                }
-                let prices = (s.open[i], s.high[i], s.low[i], s.close[i])
-                guard prices.0.isFinite, prices.1.isFinite, prices.2.isFinite, prices.3.isFinite,
-                    prices.0 > 0, prices.1 > 0, prices.2 > 0, prices.3 > 0
-                else {
-                    throw BacktestError("symbol \(s.symbol), bar \(i) (\(iso8601(epochSeconds: s.timestamps[i]))): prices must be finite and positive")
-                }
-            }
+            if let problem = Market.firstProblem(s) { throw BacktestError(problem) }
         }
         self.series = series
         self.timeline = Market.mergedTimeline(series)
+    }
+
+    /// The first data problem of `s`, or `nil`. A branch-free pass over the columns decides whether the
+    /// series is valid; only an invalid one is scanned again bar by bar to name the problem.
+    static func firstProblem(_ s: OHLCVSeries) -> String? {
+        let n = s.count
+        var minimum = Double.infinity, sum = 0.0, disorder = 0
+        s.open.withUnsafeBufferPointer { o in
+            s.high.withUnsafeBufferPointer { h in
+                s.low.withUnsafeBufferPointer { l in
+                    s.close.withUnsafeBufferPointer { c in
+                        s.timestamps.withUnsafeBufferPointer { t in
+                            for i in 0..<n {
+                                // Any NaN or infinity makes the sum non-finite (prices of a valid series are positive).
+                                sum += o[i] + h[i] + l[i] + c[i]
+                                minimum = Swift.min(minimum, Swift.min(Swift.min(o[i], h[i]), Swift.min(l[i], c[i])))
+                            }
+                            for i in 1..<Swift.max(1, n) { disorder &+= t[i] <= t[i - 1] ? 1 : 0 }
+                        }
+                    }
+                }
+            }
+        }
+        if sum.isFinite && minimum > 0 && disorder == 0 { return nil }
+        for i in 0..<n {
+            if i > 0 && s.timestamps[i] <= s.timestamps[i - 1] {
+                return "symbol \(s.symbol), bar \(i): timestamps must be strictly increasing"
+            }
+            let prices = [s.open[i], s.high[i], s.low[i], s.close[i]]
+            if !prices.allSatisfy({ $0.isFinite && $0 > 0 }) {
+                return "symbol \(s.symbol), bar \(i) (\(iso8601(epochSeconds: s.timestamps[i]))): prices must be finite and positive"
+            }
+        }
+        return nil
     }
 
     /// The sorted union of the series' (strictly increasing) timestamps, by a k-way merge: O(total x k)

@@ -163,10 +163,14 @@ public struct BacktestStatistics: Sendable, Equatable {
             averageHoldingDays = trades.reduce(0.0) { $0 + Double($1.exitTime - $1.entryTime) } / n / 86_400
             sqn = systemQualityNumber(trades.map(\.pnl))
         }
-        exposurePercent = result.exposed.isEmpty ? 0 : Double(result.exposed.filter { $0 }.count) / Double(result.exposed.count) * 100
+        var exposedSteps = 0
+        for e in result.exposed where e { exposedSteps += 1 }
+        exposurePercent = result.exposed.isEmpty ? 0 : Double(exposedSteps) / Double(result.exposed.count) * 100
         commissionsPaid = result.commissionsPaid
         orderCount = result.orders.count
-        rejectedOrderCount = result.orders.filter { !$0.isFilled }.count
+        var rejected = 0
+        for o in result.orders where !o.isFilled { rejected += 1 }
+        rejectedOrderCount = rejected
         if let xirr = moneyWeightedReturn {
             moneyWeightedReturnPercent = xirr(moneyWeightedCashFlows(result)).map { $0 * 100 }
         }

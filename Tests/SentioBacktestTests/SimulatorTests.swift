@@ -209,6 +209,15 @@ struct SimulatorTests {
         #expect(throws: BacktestError.self) { try Market([s, s]) }
         var bad = s
         bad.close[1] = .nan
+        #expect(throws: BacktestError("symbol A, bar 1 (2024-01-02T00:00:00Z): prices must be finite and positive")) { try Market([bad]) }
+        bad = s
+        bad.high[2] = .infinity
         #expect(throws: BacktestError.self) { try Market([bad]) }
+        bad = s
+        bad.low[0] = 0
+        #expect(throws: BacktestError.self) { try Market([bad]) }
+        bad = s
+        bad.timestamps[2] = bad.timestamps[1]
+        #expect(throws: BacktestError("symbol A, bar 2: timestamps must be strictly increasing")) { try Market([bad]) }
     }
 }
