@@ -102,7 +102,7 @@ public struct RelativeStrengthIndex: Sendable {
 ///   the flat-market convention (50).
 public func relativeStrengthIndex(_ close: [Double], period: Int = 14) -> IndicatorSeries {
     let count = close.count
-    let values = [Double](unsafeUninitializedCapacity: count) { out, initialized in
+    let values = makeDoubleArray(count: count) { out in
         close.withUnsafeBufferPointer { input in
             var state = RelativeStrengthIndex(period: period)  // a local, so it lives in registers
             // Warm-up and seed through `update`, then the stable zone through the same `smooth`
@@ -117,7 +117,6 @@ public func relativeStrengthIndex(_ close: [Double], period: Int = 14) -> Indica
                 previous = x
             }
         }
-        initialized = count
     }
     return IndicatorSeries(values: values, firstValidIndex: period)
 }

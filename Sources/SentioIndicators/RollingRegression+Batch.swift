@@ -48,10 +48,12 @@ public func rollingRegression(
     }
     var state = RollingRegression(window: window, regressorCount: k, reseedInterval: reseedInterval)
     let p = k + 1
-    let column = [Double](repeating: .nan, count: n)
-    var coefficients = [[Double]](repeating: column, count: p)
-    var standardErrors = coefficients, tStatistics = coefficients
-    var rSquared = column, residualSD = column
+    // Distinct buffers from the start (copies of one shared array would be copied on first write).
+    func nanColumn() -> [Double] { makeDoubleArray(count: n) { $0.initialize(repeating: .nan) } }
+    var coefficients = (0..<p).map { _ in nanColumn() }
+    var standardErrors = (0..<p).map { _ in nanColumn() }
+    var tStatistics = (0..<p).map { _ in nanColumn() }
+    var rSquared = nanColumn(), residualSD = nanColumn()
     var status = [RegressionWindowStatus](repeating: .warmingUp, count: n)
     var row = [Double](repeating: 0, count: k)
     let L = state.layout

@@ -39,7 +39,8 @@ public enum RegressionWindowStatus: UInt8, Sendable, Equatable {
 ///
 /// **Degenerate windows** are not an error for the whole series: the window's outputs are NaN
 /// and its status is ``RegressionWindowStatus/singular`` when a regressor's centered sum of squares
-/// `Cᵢᵢ ≤ 10⁻¹²·W·max(xᵢ²)` (constant over the window, up to rounding) or a Cholesky pivot falls
+/// `Cᵢᵢ ≤ 10⁻¹²·W·max xᵢ²` (the largest `xᵢ²` seen since the last re-seed: constant over the
+/// window, up to rounding) or a Cholesky pivot falls
 /// below `10⁻¹⁰` of its diagonal (collinear regressors). A window containing a non-finite value has
 /// status ``RegressionWindowStatus/nonFiniteInput`` and NaN outputs; estimation resumes (with an
 /// exact re-seed) once the value has left the window. A window whose `y` is constant has `R² = NaN`.
@@ -107,7 +108,8 @@ public struct RollingRegression: Sendable {
     public var lookback: Int { window - 1 }
 
     /// Adds the row `(y, x₁ … x_k)`, dropping the oldest once `window` rows are held, and
-    /// estimates the window. O(k²) amortized, no allocation.
+    /// estimates the window: O(k²) for the update (amortized over re-seeds), O(k³) for the k×k
+    /// solve, no allocation.
     ///
     /// - Returns: the window's status; read the estimates with ``coefficient(_:)`` etc.
     @discardableResult
@@ -168,7 +170,7 @@ public struct RollingRegression: Sendable {
         return result
     }
 
-    /// Convenience for ``update(y:regressors:)-(_,UnsafeBufferPointer<Double>)`` with an array.
+    /// Same as the `UnsafeBufferPointer` overload, for an array of the `k` regressor values.
     @discardableResult
     public mutating func update(y: Double, regressors: [Double]) -> RegressionWindowStatus {
         regressors.withUnsafeBufferPointer { update(y: y, regressors: $0) }
@@ -267,12 +269,13 @@ public struct RollingRegression: Sendable {
                 fillOutputs(s, L, with: .nan)
                 return .singular
             }
-            let pivot = d.squareRoot()
-            chol[j + j * k] = pivot
+            // The diagonal of `chol` stores 1/Lⱼⱼ: one division per pivot, multiplications after.
+            let reciprocal = 1 / d.squareRoot()
+            chol[j + j * k] = reciprocal
             for i in (j + 1)..<max(j + 1, k) {
                 var v = c[j + i * m]
                 for l in 0..<j { v -= chol[i + l * k] * chol[j + l * k] }
-                chol[i + j * k] = v / pivot
+                chol[i + j * k] = v * reciprocal
             }
         }
         // w = L⁻¹ Cₓᵧ, slopes b = L⁻ᵀ w, SSR = C_yy − ‖w‖².
@@ -280,22 +283,22 @@ public struct RollingRegression: Sendable {
         for i in 0..<k {
             var v = c[i + k * m]
             for l in 0..<i { v -= chol[i + l * k] * w[l] }
-            w[i] = v / chol[i + i * k]
+            w[i] = v * chol[i + i * k]
             explained += w[i] * w[i]
         }
         for i in stride(from: k - 1, through: 0, by: -1) {
             var v = w[i]
             for l in (i + 1)..<max(i + 1, k) { v -= chol[l + i * k] * b[l] }
-            b[i] = v / chol[i + i * k]
+            b[i] = v * chol[i + i * k]
         }
         let totalSS = c[k + k * m]
         let ssr = max(0, totalSS - explained)
-        // L⁻¹ (lower): diag(Cₓₓ⁻¹)ᵢ = Σ_{r ≥ i} (L⁻¹)ᵣᵢ², and m_xᵀ Cₓₓ⁻¹ m_x = ‖L⁻¹ m_x‖².
+        // L⁻¹ (lower; its diagonal is the stored reciprocals): diag(Cₓₓ⁻¹)ᵢ = Σ_{r ≥ i} (L⁻¹)ᵣᵢ², and m_xᵀ Cₓₓ⁻¹ m_x = ‖L⁻¹ m_x‖².
         for j in 0..<k {
             for i in j..<k {
                 var v = i == j ? 1.0 : 0.0
                 for l in j..<i { v -= chol[i + l * k] * inv[l + j * k] }
-                inv[i + j * k] = v / chol[i + i * k]
+                inv[i + j * k] = v * chol[i + i * k]
             }
         }
         var meanQuadratic = 0.0

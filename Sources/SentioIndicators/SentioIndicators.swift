@@ -13,11 +13,8 @@ import SentioCore
 func collectSeries(
     count: Int, lookback: Int, _ update: (Int) -> Double?
 ) -> IndicatorSeries {
-    var values = [Double](repeating: .nan, count: count)
-    values.withUnsafeMutableBufferPointer { out in
-        for i in 0..<count {
-            if let v = update(i) { out[i] = v }
-        }
+    let values = makeDoubleArray(count: count) { out in
+        for i in 0..<count { out[i] = update(i) ?? .nan }
     }
     return IndicatorSeries(values: values, firstValidIndex: lookback)
 }

@@ -175,6 +175,37 @@ struct RollingRegressionTests {
         }
     }
 
+    /// Rank-two updates between re-seeds stay within rounding of an exact re-seed at every row:
+    /// relative 1e-9, or 1e-9 of the coefficient's standard error for coefficients near zero.
+    @Test(arguments: [nil, 500] as [Int?])
+    func updatesAgreeWithExactReseedEveryRow(reseedInterval: Int?) {
+        let d = randomDesign(rows: 3_000, k: 3, seed: 77, level: 300)
+        let updated = rollingRegression(d.y, regressors: d.x, window: 50, reseedInterval: reseedInterval)
+        let exact = rollingRegression(d.y, regressors: d.x, window: 50, reseedInterval: 1)
+        for j in 0...3 {
+            for t in 49..<3_000 {
+                let se = exact.standardErrors[j][t]
+                expectClose(updated.coefficients[j][t], exact.coefficients[j][t], relative: 1e-9, absolute: 1e-9 * se, "coef \(j) at \(t)")
+                expectClose(updated.standardErrors[j][t], se, relative: 1e-9, "se \(j) at \(t)")
+            }
+        }
+        expectClose(updated.rSquared, exact.rSquared, relative: 1e-9)
+    }
+
+    /// The state is a value: a copy advanced separately leaves the original untouched.
+    @Test func streamingStateHasValueSemantics() {
+        let d = randomDesign(rows: 120, k: 2, seed: 4)
+        var a = RollingRegression(window: 30, regressorCount: 2)
+        for t in 0..<80 { a.update(y: d.y[t], regressors: [d.x[0][t], d.x[1][t]]) }
+        let before = (0...2).map { a.coefficient($0) }
+        var b = a
+        for t in 80..<120 { b.update(y: d.y[t], regressors: [d.x[0][t], d.x[1][t]]) }
+        #expect((0...2).map { a.coefficient($0) } == before)
+        #expect(b.coefficient(1) != a.coefficient(1))
+        for t in 80..<120 { a.update(y: d.y[t], regressors: [d.x[0][t], d.x[1][t]]) }
+        #expect((0...2).allSatisfy { a.coefficient($0).bitPattern == b.coefficient($0).bitPattern })
+    }
+
     @Test func shortInputsAreAllInvalid() {
         let d = randomDesign(rows: 9, k: 3, seed: 1)
         for m in 0...9 {

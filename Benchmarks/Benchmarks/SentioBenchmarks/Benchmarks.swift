@@ -125,4 +125,6 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(moments.mean)
         }
     }
+
+    registerSignalBenchmarks()
 }

@@ -1,0 +1,157 @@
+import SentioCore
+
+/// Every parameter of the Sentio signal model, with its default.
+///
+/// The model is described in the README's "Signals" section; each property's comment says where it enters.
+/// Encoded as JSON with these property names (``SignalModelConfig/init(from:)`` accepts a partial object:
+/// missing keys keep their defaults, unknown keys are an error so that a misspelt key is not silently ignored).
+public struct SignalModelConfig: Sendable, Equatable, Codable {
+    /// Forecast horizon `h` in bars: the target is `ln(Cₜ₊ₕ / Cₜ)`.
+    public var horizon: Int = 5
+    /// Regression window `W`: the number of (feature, target) pairs in each fit.
+    public var regressionWindow: Int = 120
+    /// Rolling-regression updates between exact re-computations of the window's moments (bounds rounding drift;
+    /// see `RollingRegression`). Larger values make the rare re-seed bar (O(W·k²)) rarer; results differ from an
+    /// exact fit only by rounding (~1e-13 relative).
+    public var regressionReseedInterval: Int = 1000
+    /// Short momentum lookback `s`: feature `ln(Cₜ / Cₜ₋ₛ)`.
+    public var shortMomentumPeriod: Int = 5
+    /// Medium momentum lookback `m`: feature `ln(Cₜ / Cₜ₋ₘ)` (must exceed `s`).
+    public var mediumMomentumPeriod: Int = 20
+    /// RSI period (Wilder, TA-Lib definition): feature `(RSIₜ − 50)/50` and the overbought/oversold rules.
+    public var rsiPeriod: Int = 14
+    /// Volume-ratio window `n`: feature `ln(clamp(vₜ / mean(vₜ₋ₙ₊₁…vₜ), 0.01, 100))`.
+    public var volumeWindow: Int = 20
+    /// ATR period (Wilder, TA-Lib definition): feature `ATRₜ / Cₜ` and the stop loss.
+    public var atrPeriod: Int = 14
+    /// BUY needs `aiSignal ≥ buyScoreThreshold`.
+    public var buyScoreThreshold: Double = 1.0
+    /// A score SELL needs `aiSignal ≤ −sellScoreThreshold`.
+    public var sellScoreThreshold: Double = 1.0
+    /// BUY needs `confidence ≥ minimumConfidence` (in [0, 1]).
+    public var minimumConfidence: Double = 0.25
+    /// RSI at or above this level blocks a BUY and triggers a SELL.
+    public var rsiOverbought: Double = 70
+    /// RSI at or below this level blocks a score SELL (set 0 to disable).
+    public var rsiOversold: Double = 30
+    /// Stop loss = `−stopLossATRMultiple × ATRₜ / Cₜ × 100` percent.
+    public var stopLossATRMultiple: Double = 1.5
+    /// Inflate the forecast's standard error by `√h` because consecutive targets overlap by `h − 1` bars
+    /// (a simple stand-in for the Hansen–Hodrick correction). With it, the score is close to N(0, 1) on
+    /// unpredictable data.
+    public var overlapCorrection: Bool = true
+    /// Confidence at or above which the text says "Strong"/"High confidence".
+    public var strongConfidence: Double = 0.6
+    /// Confidence at or above which the text says "Moderate confidence" (below: "Low confidence").
+    public var moderateConfidence: Double = 0.35
+
+    /// The defaults.
+    public init() {}
+
+    /// Number of regressors including the intercept: intercept, short momentum, medium momentum, centred RSI,
+    /// log volume ratio, ATR/price.
+    public static let parameterCount = 6
+
+    /// Bars before the first feature row is available: `max(m, s, rsiPeriod, atrPeriod, volumeWindow − 1)`.
+    public var featureLookback: Int {
+        Swift.max(mediumMomentumPeriod, shortMomentumPeriod, rsiPeriod, atrPeriod, volumeWindow - 1)
+    }
+
+    /// Index of the first bar with a forecast: `featureLookback + horizon + regressionWindow − 1`
+    /// (the window is full: `W` pairs whose targets are known). Earlier bars are warm-up.
+    public var firstSignalIndex: Int { featureLookback + horizon + regressionWindow - 1 }
+
+    /// Checks every parameter's range.
+    ///
+    /// - Throws: ``SignalConfigError`` naming the parameter and its allowed range.
+    public func validate() throws(SignalConfigError) {
+        func require(_ ok: Bool, _ key: String, _ rule: String, _ value: String) throws(SignalConfigError) {
+            if !ok { throw SignalConfigError.outOfRange(parameter: key, value: value, rule: rule) }
+        }
+        try require(horizon >= 1, "horizon", "at least 1", "\(horizon)")
+        try require(
+            regressionWindow >= 2 * Self.parameterCount, "regressionWindow",
+            "at least \(2 * Self.parameterCount) (twice the \(Self.parameterCount) regression parameters)", "\(regressionWindow)")
+        try require(regressionReseedInterval >= 1, "regressionReseedInterval", "at least 1", "\(regressionReseedInterval)")
+        try require(shortMomentumPeriod >= 1, "shortMomentumPeriod", "at least 1", "\(shortMomentumPeriod)")
+        try require(
+            mediumMomentumPeriod > shortMomentumPeriod, "mediumMomentumPeriod",
+            "greater than shortMomentumPeriod (\(shortMomentumPeriod))", "\(mediumMomentumPeriod)")
+        try require(rsiPeriod >= 1, "rsiPeriod", "at least 1", "\(rsiPeriod)")
+        try require(volumeWindow >= 2, "volumeWindow", "at least 2", "\(volumeWindow)")
+        try require(atrPeriod >= 1, "atrPeriod", "at least 1", "\(atrPeriod)")
+        try require(buyScoreThreshold.isFinite && buyScoreThreshold >= 0, "buyScoreThreshold", "finite and at least 0", "\(buyScoreThreshold)")
+        try require(sellScoreThreshold.isFinite && sellScoreThreshold >= 0, "sellScoreThreshold", "finite and at least 0", "\(sellScoreThreshold)")
+        try require((0...1).contains(minimumConfidence), "minimumConfidence", "in [0, 1]", "\(minimumConfidence)")
+        try require((0...100).contains(rsiOverbought), "rsiOverbought", "in [0, 100]", "\(rsiOverbought)")
+        try require(
+            (0...100).contains(rsiOversold) && rsiOversold < rsiOverbought, "rsiOversold",
+            "in [0, 100] and below rsiOverbought (\(rsiOverbought))", "\(rsiOversold)")
+        try require(stopLossATRMultiple.isFinite && stopLossATRMultiple > 0, "stopLossATRMultiple", "finite and greater than 0", "\(stopLossATRMultiple)")
+        try require((0...1).contains(strongConfidence), "strongConfidence", "in [0, 1]", "\(strongConfidence)")
+        try require(
+            (0...1).contains(moderateConfidence) && moderateConfidence <= strongConfidence, "moderateConfidence",
+            "in [0, 1] and at most strongConfidence (\(strongConfidence))", "\(moderateConfidence)")
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case horizon, regressionWindow, regressionReseedInterval, shortMomentumPeriod, mediumMomentumPeriod, rsiPeriod, volumeWindow, atrPeriod
+        case buyScoreThreshold, sellScoreThreshold, minimumConfidence, rsiOverbought, rsiOversold
+        case stopLossATRMultiple, overlapCorrection, strongConfidence, moderateConfidence
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Decodes a possibly partial object; missing keys keep their defaults.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for an unknown key, the usual decoding errors for wrong types.
+    public init(from decoder: any Decoder) throws {
+        let names = Set(CodingKeys.allCases.map(\.stringValue))
+        let all = try decoder.container(keyedBy: AnyKey.self)
+        for key in all.allKeys where !names.contains(key.stringValue) {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: all,
+                debugDescription: "unknown parameter '\(key.stringValue)'; known: \(CodingKeys.allCases.map(\.stringValue).joined(separator: ", "))")
+        }
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        var config = SignalModelConfig()
+        func read<T: Decodable>(_ key: CodingKeys, _ value: inout T) throws {
+            if let v = try c.decodeIfPresent(T.self, forKey: key) { value = v }
+        }
+        try read(.horizon, &config.horizon)
+        try read(.regressionWindow, &config.regressionWindow)
+        try read(.regressionReseedInterval, &config.regressionReseedInterval)
+        try read(.shortMomentumPeriod, &config.shortMomentumPeriod)
+        try read(.mediumMomentumPeriod, &config.mediumMomentumPeriod)
+        try read(.rsiPeriod, &config.rsiPeriod)
+        try read(.volumeWindow, &config.volumeWindow)
+        try read(.atrPeriod, &config.atrPeriod)
+        try read(.buyScoreThreshold, &config.buyScoreThreshold)
+        try read(.sellScoreThreshold, &config.sellScoreThreshold)
+        try read(.minimumConfidence, &config.minimumConfidence)
+        try read(.rsiOverbought, &config.rsiOverbought)
+        try read(.rsiOversold, &config.rsiOversold)
+        try read(.stopLossATRMultiple, &config.stopLossATRMultiple)
+        try read(.overlapCorrection, &config.overlapCorrection)
+        try read(.strongConfidence, &config.strongConfidence)
+        try read(.moderateConfidence, &config.moderateConfidence)
+        self = config
+    }
+}
+
+/// A model parameter outside its allowed range.
+public enum SignalConfigError: UserInputError, Equatable {
+    case outOfRange(parameter: String, value: String, rule: String)
+
+    public var description: String {
+        switch self {
+        case let .outOfRange(parameter, value, rule):
+            return "signal model parameter '\(parameter)' is \(value); it must be \(rule)"
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import SentioCore
+import SentioData
+import SentioTestSupport
+import Testing
+@testable import SentioSignals
+
+@Suite("Signal model properties")
+struct SignalModelPropertyTests {
+    /// Small windows so that short random series reach the forecasting regime quickly.
+    static var smallConfig: SignalModelConfig {
+        var config = SignalModelConfig()
+        config.regressionWindow = 30
+        config.horizon = 3
+        return config
+    }
+
+    @Test func batchEqualsInterleavedStreaming() throws {
+        let series = (0..<4).map { randomSeries(symbol: "R\($0)", bars: 300 + 37 * $0, seed: 100 + UInt64($0)) }
+        for config in [SignalModelConfig(), Self.smallConfig] {
+            let batch = try series.map { try SignalModel.evaluate($0, config: config) }
+            var engine = try SignalEngine(config: config)
+            var streamed = [[Signal]](repeating: [], count: series.count)
+            var cursor = [Int](repeating: 0, count: series.count)
+            var rng = SplitMix64(seed: 7)
+            // Random interleaving of the symbols' bars.
+            while cursor.enumerated().contains(where: { $0.element < series[$0.offset].count }) {
+                let s = Int.random(in: 0..<series.count, using: &rng)
+                guard cursor[s] < series[s].count else { continue }
+                streamed[s].append(try engine.update(symbol: series[s].symbol, bar: series[s][bar: cursor[s]]))
+                cursor[s] += 1
+            }
+            for s in series.indices {
+                #expect(streamed[s] == batch[s], "symbol \(series[s].symbol)")
+                #expect(batch[s].contains { !$0.isWarmUp })
+            }
+        }
+    }
+
+    /// No look-ahead: signals on a truncated history equal the prefix of the signals on the full history.
+    func expectPrefixInvariance(_ series: OHLCVSeries, config: SignalModelConfig, cuts: [Int]) throws {
+        let full = try SignalModel.evaluate(series, config: config)
+        for cut in cuts where cut <= series.count {
+            let truncated = try SignalModel.evaluate(series.prefix(cut), config: config)
+            #expect(truncated == Array(full[0..<cut]), "\(series.symbol) cut at \(cut)")
+        }
+    }
+
+    @Test func noLookAheadOnRealData() throws {
+        let goog = try googSeries()
+        try expectPrefixInvariance(goog, config: SignalModelConfig(), cuts: [1, 143, 144, 145, 500, 1001, goog.count - 1])
+        try expectPrefixInvariance(goog, config: Self.smallConfig, cuts: [60, 61, 777])
+    }
+
+    @Test func noLookAheadOnRandomData() throws {
+        for seed in UInt64(1)...3 {
+            let series = randomSeries(symbol: "X", bars: 400, seed: seed)
+            try expectPrefixInvariance(series, config: Self.smallConfig, cuts: [50, 51, 52, 199, 333])
+        }
+        for series in try generatedMarket(symbols: 2, bars: 300, seed: 9) {
+            try expectPrefixInvariance(series, config: SignalModelConfig(), cuts: [144, 145, 250])
+        }
+    }
+
+    @Test func noLookAheadOnSampleMarket() throws {
+        guard let market = try sampleMarket() else { return }  // Data/market arrives with the data branch
+        #expect(market.count == 12)
+        for series in market {
+            try expectPrefixInvariance(series, config: SignalModelConfig(), cuts: [150, series.count / 2, series.count - 1])
+        }
+    }
+
+    @Test func futureBarsDoNotChangeThePast() throws {
+        // A wild change to the last bar must leave every earlier signal untouched.
+        var series = randomSeries(symbol: "Y", bars: 250, seed: 11)
+        let before = try SignalModel.evaluate(series, config: Self.smallConfig)
+        let last = series.count - 1
+        series.close[last] *= 3
+        series.high[last] = max(series.high[last], series.close[last])
+        series.volume[last] *= 50
+        let after = try SignalModel.evaluate(series, config: Self.smallConfig)
+        #expect(Array(after[..<last]) == Array(before[..<last]))
+        #expect(after[last] != before[last])
+    }
+
+    @Test func warmUp() throws {
+        let config = SignalModelConfig()
+        let series = randomSeries(symbol: "W", bars: config.firstSignalIndex + 10, seed: 5)
+        let signals = try SignalModel.evaluate(series, config: config)
+        for (i, signal) in signals.enumerated() {
+            if i < config.firstSignalIndex {
+                #expect(signal.isWarmUp && signal.signalType == .hold && signal.confidence == 0 && signal.aiSignal == 0)
+                #expect(signal.barsUntilReady == config.firstSignalIndex - i)
+                #expect(signal.targetReturn == 0 && signal.profitTarget == signal.price)
+                let reasoning = SignalText.reasoning(for: signal, config: config)
+                #expect(reasoning.hasPrefix("Warming up: \(i + 1) of \(config.firstSignalIndex + 1) bars seen"))
+            } else {
+                #expect(!signal.isWarmUp && signal.barsUntilReady == 0)
+                #expect(signal.forecastStandardError > 0)
+            }
+        }
+        // Indicators appear at their own lookbacks, before the model is ready.
+        #expect(signals[config.rsiPeriod - 1].rsi.isNaN && !signals[config.rsiPeriod].rsi.isNaN)
+        #expect(signals[config.volumeWindow - 2].volumeRatio.isNaN && !signals[config.volumeWindow - 1].volumeRatio.isNaN)
+        #expect(signals[config.atrPeriod - 1].stopLoss == 0 && signals[config.atrPeriod].stopLoss < 0)
+        #expect(signals[0].change == 0 && signals[0].changePercent == 0)
+        #expect(signals[1].change == series.close[1] - series.close[0])
+    }
+
+    @Test func invariantsOnGeneratedMarket() throws {
+        let config = SignalModelConfig()
+        for series in try generatedMarket(symbols: 12, bars: 400, seed: 3) {
+            for s in try SignalModel.evaluate(series, config: config) {
+                #expect((0...1).contains(s.confidence))
+                #expect(s.stopLoss <= 0)
+                #expect(abs(s.profitTarget - s.price * (1 + s.targetReturn / 100)) <= 1e-12 * s.price)
+                if !s.isWarmUp {
+                    #expect(s.aiSignal == s.forecastLogReturn / s.forecastStandardError)
+                    let expected = SignalModelState.rule(score: s.aiSignal, confidence: s.confidence, rsi: s.rsi, config: config)
+                    #expect(expected.0 == s.signalType && expected.1 == s.reason)
+                }
+            }
+        }
+    }
+
+    @Test func constantVolumeGivesDegenerateFitNotNaN() throws {
+        var series = randomSeries(symbol: "C", bars: 300, seed: 21)
+        series.volume = [Double](repeating: 1000, count: series.count)  // log volume ratio ≡ 0: collinear with the intercept
+        let signals = try SignalModel.evaluate(series, config: SignalModelConfig())
+        let after = signals[SignalModelConfig().firstSignalIndex...]
+        #expect(after.allSatisfy { $0.reason == .degenerateFit && $0.signalType == .hold && $0.confidence == 0 })
+        #expect(SignalText.reasoning(for: after.first!, config: SignalModelConfig()).contains("constant or collinear"))
+    }
+
+    @Test func badBarsAreRejectedWithoutChangingState() throws {
+        var state = SignalModelState(symbol: "B")
+        _ = try state.update(Bar(timestamp: 100, open: 10, high: 11, low: 9, close: 10, volume: 5))
+        #expect(throws: SignalInputError.nonIncreasingTimestamp(symbol: "B", barIndex: 1, previous: 100, timestamp: 100)) {
+            try state.update(Bar(timestamp: 100, open: 10, high: 11, low: 9, close: 10, volume: 5))
+        }
+        #expect(throws: SignalInputError.invalidValue(symbol: "B", barIndex: 1, timestamp: 200, field: "close", value: -1)) {
+            try state.update(Bar(timestamp: 200, open: 10, high: 11, low: 9, close: -1, volume: 5))
+        }
+        do {
+            _ = try state.update(Bar(timestamp: 200, open: 10, high: 11, low: 9, close: 10, volume: .nan))
+            Issue.record("NaN volume accepted")
+        } catch {
+            #expect(error.description.contains("field 'volume'") && error.description.contains("bar 1"))
+        }
+        #expect(state.barsSeen == 1)
+        let next = try state.update(Bar(timestamp: 200, open: 10, high: 11, low: 9, close: 11, volume: 5))
+        #expect(next.barIndex == 1 && next.change == 1)
+    }
+
+    @Test func ruleOrder() {
+        let c = SignalModelConfig()
+        #expect(SignalModelState.rule(score: 3, confidence: 0.9, rsi: 75, config: c) == (.sell, .overbought))
+        #expect(SignalModelState.rule(score: 3, confidence: 0.9, rsi: 50, config: c) == (.buy, .positiveScore))
+        #expect(SignalModelState.rule(score: 1, confidence: 0.25, rsi: 50, config: c) == (.buy, .positiveScore))
+        #expect(SignalModelState.rule(score: 3, confidence: 0.2, rsi: 50, config: c) == (.hold, .lowConfidence))
+        #expect(SignalModelState.rule(score: -1, confidence: 0.1, rsi: 50, config: c) == (.sell, .negativeScore))
+        #expect(SignalModelState.rule(score: -2, confidence: 0.9, rsi: 30, config: c) == (.hold, .oversoldBlocksSell))
+        #expect(SignalModelState.rule(score: 0.99, confidence: 0.9, rsi: 50, config: c) == (.hold, .weakScore))
+        #expect(SignalModelState.rule(score: -0.99, confidence: 0.9, rsi: 50, config: c) == (.hold, .weakScore))
+    }
+}
