@@ -17,7 +17,7 @@ public struct BuyAndHoldStrategy: Strategy {
 
 /// Computes an indicator over a close series: the injection point through which strategies get their
 /// indicators from SentioIndicators (one implementation of each formula in the package).
-public typealias IndicatorProvider = (_ close: [Double], _ period: Int) -> IndicatorSeries
+public typealias IndicatorProvider = @Sendable (_ close: [Double], _ period: Int) -> IndicatorSeries
 
 /// RSI mean reversion: buy when RSI < `lower`, sell when RSI > `upper` (long-only, one position per symbol).
 ///
@@ -46,8 +46,10 @@ public struct RSIStrategy: Strategy {
 
     public var name: String { "rsi" }
 
+    /// Computes the RSI of every symbol, in parallel over symbols.
     public mutating func prepare(market: Market) throws {
-        values = market.series.map { rsi($0.close, period) }
+        let rsi = self.rsi, period = self.period, series = market.series
+        values = try concurrentMap(series.count) { rsi(series[$0].close, period) }
     }
 
     public mutating func decide(_ context: DecisionContext) -> Decision {
@@ -146,13 +148,14 @@ public struct SignalDecision: Sendable, Equatable {
 }
 
 /// Per-symbol signal decisions for every bar of a series. The decision at bar *i* may use bars `0...i`.
-public typealias SignalProvider = (_ series: OHLCVSeries) throws -> [SignalDecision]
+public typealias SignalProvider = @Sendable (_ series: OHLCVSeries) throws -> [SignalDecision]
 
 /// A strategy driven by a signal model: BUY opens a position (sized by the sizing rule) with the
 /// signal's stop and target; SELL closes it; HOLD does nothing. A BUY while invested and a SELL while
 /// flat are ignored (they are not orders).
 ///
-/// The Sentio strategy is this adapter fed by SentioSignals; tests feed it synthetic decisions.
+/// The Sentio strategy is this adapter fed by SentioSignals (`SignalStrategy.sentio(config:)`); tests
+/// feed it synthetic decisions.
 public struct SignalStrategy: Strategy {
     public let name: String
     private let provider: SignalProvider
@@ -163,8 +166,11 @@ public struct SignalStrategy: Strategy {
         self.provider = provider
     }
 
+    /// Runs the provider on every symbol, in parallel over symbols.
     public mutating func prepare(market: Market) throws {
-        decisions = try market.series.map { series in
+        let provider = self.provider, all = market.series
+        decisions = try concurrentMap(all.count) { k in
+            let series = all[k]
             let d = try provider(series)
             guard d.count == series.count else {
                 throw BacktestError("signal provider returned \(d.count) decisions for \(series.count) bars of \(series.symbol)")

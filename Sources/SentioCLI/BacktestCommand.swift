@@ -30,9 +30,9 @@ struct BacktestCommand: ParsableCommand {
     var paths: [String] = []
 
     @Option(help: ArgumentHelp(
-        "Strategy: sentio, rsi, buy-and-hold or dca (default: rsi until the sentio signal model is in this build).",
+        "Strategy: sentio (the signal model, default), rsi, buy-and-hold or dca.",
         valueName: "NAME"))
-    var strategy: BacktestStrategyOption = .rsi
+    var strategy: BacktestStrategyOption = .sentio
 
     @Option(help: ArgumentHelp("Initial capital in currency (default 100000; not with dca, which starts at 0 and deposits).", valueName: "AMOUNT"))
     var capital: Double?
@@ -141,9 +141,7 @@ struct BacktestCommand: ParsableCommand {
         let result: BacktestResult
         switch strategy {
         case .sentio:
-            throw UsageError(
-                "--strategy sentio needs the Sentio signal model (SentioSignals), which is not in this build yet; "
-                    + "use --strategy rsi, buy-and-hold or dca")
+            result = try backtest.run(try SignalStrategy.sentio(config: SignalModelConfig()), on: market)
         case .rsi:
             let rsi = RSIStrategy(period: rsiPeriod ?? 14, lower: rsiLower ?? 30, upper: rsiUpper ?? 70)
             result = try backtest.run(rsi, on: market)
@@ -283,6 +281,8 @@ indirect enum BacktestJSON {
     case null
     case array([BacktestJSON])
     case object([(String, BacktestJSON)])
+    /// Text that is already valid JSON.
+    case raw(String)
 
     /// A number, or `null` when absent or not finite.
     static func value(_ x: Double?) -> BacktestJSON {
@@ -291,6 +291,14 @@ indirect enum BacktestJSON {
     }
 
     static func value(_ s: String?) -> BacktestJSON { s.map { .string($0) } ?? .null }
+
+    /// A `Codable` value as JSON (object keys sorted, compact), through `JSONEncoder`.
+    static func encoding(_ value: some Encodable) -> BacktestJSON {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let data = try? encoder.encode(value) else { return .null }
+        return .raw(String(decoding: data, as: UTF8.self))
+    }
 
     func rendered(pretty: Bool, indent: String = "") -> String {
         let inner = indent + "  "
@@ -302,6 +310,7 @@ indirect enum BacktestJSON {
         case .string(let s): return BacktestJSON.quote(s)
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
+        case .raw(let text): return text
         case .array(let items):
             if items.isEmpty { return "[]" }
             let parts = items.map { $0.rendered(pretty: pretty, indent: inner) }
@@ -373,6 +382,7 @@ struct BacktestReport {
             ("rsiUpper", isRSI ? .number(command.rsiUpper ?? 70) : .null),
             ("amount", isDCA ? .number(command.amount ?? 1_000) : .null),
             ("every", isDCA ? .string((command.every ?? .month).rawValue) : .null),
+            ("signalModel", command.strategy == .sentio ? BacktestJSON.encoding(SignalModelConfig()) : .null),
         ])
     }
 

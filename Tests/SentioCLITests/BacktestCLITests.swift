@@ -268,15 +268,18 @@ struct BacktestCLITests {
         #expect(malformed.stderr.contains("BAD.csv") && malformed.stderr.contains("3"), "\(malformed.stderr)")
     }
 
-    @Test("--strategy sentio: runs the signal model, or says clearly that it is not in this build")
+    @Test("the default strategy is sentio, the signal model; its config is recorded")
     func sentioStrategy() throws {
         let dir = try temporaryDirectory()
-        try Self.writeMarket(dir)
-        let run = try Self.sentio([dir.path, "--strategy", "sentio", "--format", "json"])
-        if run.status == 0 {
-            #expect(try Self.json(run.stdout)["strategy"] as? String == "sentio")
-        } else {
-            #expect(run.status == 2 && run.stderr.contains("sentio"))
-        }
+        try Self.writeMarket(dir, bars: 400)
+        let run = try Self.sentio([dir.path, "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let j = try Self.json(run.stdout)
+        #expect(j["strategy"] as? String == "sentio")
+        let config = try #require(j["config"] as? [String: Any])
+        #expect(config["strategy"] as? String == "sentio")
+        let model = try #require(config["signalModel"] as? [String: Any])
+        #expect(model["horizon"] as? Int == 5 && model["regressionWindow"] as? Int == 120)
+        #expect(config["rsiPeriod"] is NSNull)
     }
 }
