@@ -30,23 +30,23 @@ struct BacktestCommand: ParsableCommand {
     var paths: [String] = []
 
     @Option(help: ArgumentHelp(
-        "Strategy: sentio (the signal model, default), rsi, buy-and-hold or dca.",
+        "Strategy: sentio (the signal model), rsi, buy-and-hold or dca.",
         valueName: "NAME"))
     var strategy: BacktestStrategyOption = .sentio
 
     @Option(help: ArgumentHelp("Initial capital in currency (default 100000; not with dca, which starts at 0 and deposits).", valueName: "AMOUNT"))
     var capital: Double?
 
-    @Option(help: ArgumentHelp("Commission as a fraction of notional, charged at entry and at exit (default 0.001 = 0.1 %).", valueName: "RATE"))
+    @Option(help: ArgumentHelp("Commission as a fraction of notional, charged at entry and at exit (0.001 = 0.1 %).", valueName: "RATE"))
     var commission: Double = 0.001
 
-    @Option(help: ArgumentHelp("Fixed fee per filled order, in currency (default 0).", valueName: "AMOUNT"))
+    @Option(help: ArgumentHelp("Fixed fee per filled order, in currency.", valueName: "AMOUNT"))
     var fee: Double = 0
 
-    @Option(name: .customLong("slippage-bps"), help: ArgumentHelp("Slippage against the trader, in basis points of the price (default 0).", valueName: "BPS"))
+    @Option(name: .customLong("slippage-bps"), help: ArgumentHelp("Slippage against the trader, in basis points of the price.", valueName: "BPS"))
     var slippageBps: Double = 0
 
-    @Option(help: ArgumentHelp("Fill: next-open (default; decided at the close, filled at the next open) or close (same bar's close; look-ahead-prone).", valueName: "MODE"))
+    @Option(help: ArgumentHelp("Fill: next-open (decided at the close, filled at the next open) or close (same bar's close; look-ahead-prone).", valueName: "MODE"))
     var fill: BacktestFillOption = .nextOpen
 
     @Option(help: ArgumentHelp("Sizing: all-in, equal-weight or fraction (default: all-in for one symbol, equal-weight for several).", valueName: "RULE"))
@@ -85,7 +85,7 @@ struct BacktestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Comma-separated symbols to use from the data (default: all).", valueName: "LIST"))
     var symbols: String?
 
-    @Option(help: ArgumentHelp("Output format: table or json (default table).", valueName: "FORMAT"))
+    @Option(help: ArgumentHelp("Output format: table or json.", valueName: "FORMAT"))
     var format: BacktestFormatOption = .table
 
     @Option(help: ArgumentHelp("Write the closed trades as CSV to PATH.", valueName: "PATH"))
@@ -180,7 +180,7 @@ struct BacktestCommand: ParsableCommand {
 
     func loadMarket() throws -> Market {
         let files = try OHLCVReader.expand(paths: try dataPaths())
-        var series = try OHLCVReader.readAll(paths: files)
+        var series = try Self.readConcurrently(files)
         if let list = symbols {
             let wanted = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !wanted.isEmpty else { throw UsageError("--symbols is empty") }
@@ -194,6 +194,22 @@ struct BacktestCommand: ParsableCommand {
             }
         }
         return try Market(series)
+    }
+
+    /// Reads the CSV files on all cores (one file per task), in file order; the first failing file's
+    /// error (by file order) is thrown. Symbols come from the file names, as in `OHLCVReader.readAll`.
+    static func readConcurrently(_ files: [String]) throws -> [OHLCVSeries] {
+        nonisolated(unsafe) var results = [Result<OHLCVSeries, CSVError>?](repeating: nil, count: files.count)
+        results.withUnsafeMutableBufferPointer { slots in
+            nonisolated(unsafe) let slots = slots
+            DispatchQueue.concurrentPerform(iterations: files.count) { i in
+                // Each task writes only its own slot.
+                slots[i] = Result { () throws(CSVError) -> OHLCVSeries in
+                    try OHLCVReader.read(path: files[i], options: ReadOptions(symbol: OHLCVReader.symbolFromPath(files[i])))
+                }
+            }
+        }
+        return try results.map { try $0!.get() }
     }
 
     /// The resolved sizing rule (the multi-symbol default is equal weight over all symbols).
