@@ -43,7 +43,7 @@ public struct Backtest: Sendable {
         try simulate(&strategy, on: market)
     }
 
-    /// The body of both `run`s: an internal generic that each pre-specialized entry point specializes.
+    /// The body of both `run`s.
     func simulate<S: Strategy>(_ strategy: inout S, on market: Market) throws -> BacktestResult {
         if let problem = configuration.validationProblem() { throw BacktestError(problem) }
         try strategy.prepare(market: market)

@@ -199,6 +199,18 @@ struct SimulatorTests {
         expectClose(r.finalEquity, 1_000 - 900 - 9 + 9 * 125)
     }
 
+    @Test("progress is reported every 4,096 steps and at the end")
+    func progress() throws {
+        final class Calls: @unchecked Sendable { var values: [Int] = [] }  // single-threaded use
+        let calls = Calls()
+        let market = try randomMarket(symbols: 2, bars: 10_000, seed: 4, dropProbability: 0)
+        _ = try Backtest(BacktestConfiguration(), progress: { done, total in
+            #expect(total == 10_000)
+            calls.values.append(done)
+        }).run(BuyAndHoldStrategy(), on: market)
+        #expect(calls.values == [4_096, 8_192, 10_000])
+    }
+
     @Test("invalid configuration and data are errors")
     func invalidInput() throws {
         let s = dailySeries("A", flat(10, count: 3))
