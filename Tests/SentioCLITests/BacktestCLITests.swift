@@ -202,6 +202,10 @@ struct BacktestCLITests {
             #expect(Double(row[2])! >= 0 && Double(row[5])! <= 0)
         }
         expectClose(Double(e.last![1])!, final, relative: 1e-12)
+        // Daily bars: the day's P&L is against the previous bar's equity.
+        let previous = Double(e[e.count - 2][1])!
+        expectClose(p["dayPnL"] as? Double ?? .nan, final - previous, relative: 1e-9, absolute: 1e-9)
+        expectClose(p["dayPnLPercent"] as? Double ?? .nan, (final - previous) / previous * 100, relative: 1e-9, absolute: 1e-12)
         let worst = e.dropFirst().map { Double($0[5])! }.min()!
         expectClose(worst, j["maxDrawdownPercent"] as? Double ?? .nan, relative: 1e-9)
         // Atomic writes leave nothing else behind.
