@@ -31,11 +31,21 @@ public struct StatisticsConventions: Sendable, Equatable {
         guard timestamps.count >= 2 else {
             return StatisticsConventions(periodsPerYear: 252, periodsPerYearSource: "default for daily bars (fewer than 2 bars)")
         }
-        var gaps = [Int64]()
-        gaps.reserveCapacity(timestamps.count - 1)
-        for i in 1..<timestamps.count { gaps.append(timestamps[i] - timestamps[i - 1]) }
-        gaps.sort()
-        let median = gaps[gaps.count / 2]
+        // The median gap; when one gap value covers most of the bars (the usual case) it is the median,
+        // found without sorting.
+        let firstGap = timestamps[1] - timestamps[0]
+        var sameAsFirst = 0
+        for i in 1..<timestamps.count where timestamps[i] - timestamps[i - 1] == firstGap { sameAsFirst += 1 }
+        let median: Int64
+        if sameAsFirst * 2 > timestamps.count - 1 {
+            median = firstGap
+        } else {
+            var gaps = [Int64]()
+            gaps.reserveCapacity(timestamps.count - 1)
+            for i in 1..<timestamps.count { gaps.append(timestamps[i] - timestamps[i - 1]) }
+            gaps.sort()
+            median = gaps[gaps.count / 2]
+        }
         let day: Int64 = 86_400
         if median >= 20 * day { return StatisticsConventions(periodsPerYear: 12, periodsPerYearSource: "inferred: monthly bars") }
         if median >= 5 * day { return StatisticsConventions(periodsPerYear: 52, periodsPerYearSource: "inferred: weekly bars") }
