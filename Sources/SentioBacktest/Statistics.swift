@@ -1,4 +1,5 @@
 import SentioCore
+import SentioFunds
 
 #if canImport(Glibc)
 import Glibc
@@ -125,11 +126,11 @@ public struct BacktestStatistics: Sendable, Equatable {
     /// - Parameters:
     ///   - periodsPerYear: annualization factor; `nil` infers it from the bar spacing (see
     ///     `StatisticsConventions.inferred(from:)`).
-    ///   - moneyWeightedReturn: computes the XIRR (a rate per year, 0.1 = 10 %) of dated cash flows;
-    ///     SentioFunds' `xirr` in production. `nil` leaves `moneyWeightedReturnPercent` unset.
+    ///   - moneyWeightedReturn: computes the XIRR (a rate per year, 0.1 = 10 %) of dated cash flows
+    ///     (default: SentioFunds' `xirr`, Actual/365 Fixed). `nil` leaves `moneyWeightedReturnPercent` unset.
     public init(
         _ result: BacktestResult, periodsPerYear: Double? = nil,
-        moneyWeightedReturn: ((_ flows: [(time: Int64, amount: Double)]) -> Double?)? = nil
+        moneyWeightedReturn: ((_ flows: [(time: Int64, amount: Double)]) -> Double?)? = xirrOfCashFlows
     ) {
         var conventions = StatisticsConventions.inferred(from: result.timestamps)
         if let p = periodsPerYear {
@@ -185,6 +186,13 @@ public struct BacktestStatistics: Sendable, Equatable {
             moneyWeightedReturnPercent = xirr(moneyWeightedCashFlows(result)).map { $0 * 100 }
         }
     }
+}
+
+/// The XIRR of dated cash flows by SentioFunds' `xirr` (Actual/365 Fixed, as pyxirr and Excel), as a rate
+/// per year (0.1 = 10 %); `nil` when the flows have none (no sign change, a single date).
+public func xirrOfCashFlows(_ flows: [(time: Int64, amount: Double)]) -> Double? {
+    let dated = flows.map { CashFlow(date: CivilDate(epochSeconds: $0.time), amount: $0.amount) }
+    return try? xirr(flows: dated).rate
 }
 
 /// Dated cash flows from the investor's side: −initial capital at the first step, −each deposit at its

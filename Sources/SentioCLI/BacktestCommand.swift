@@ -152,9 +152,7 @@ struct BacktestCommand: ParsableCommand {
             result = try backtest.run(DollarCostAveragingStrategy(amount: amount ?? 1_000, every: period), on: market)
         }
         progressBar.finish()
-        // TODO(SentioFunds): pass `moneyWeightedReturn:` wired to SentioFunds' xirr once it is in main;
-        // until then moneyWeightedReturnPercent is null.
-        let statistics = BacktestStatistics(result)
+        let statistics = BacktestStatistics(result)  // money-weighted return by SentioFunds' xirr
         let report = BacktestReport(command: self, market: market, result: result, statistics: statistics)
         if let path = trades { try BacktestOutputFile.write(report.tradesCSV(), to: path) }
         if let path = equity { try BacktestOutputFile.write(report.equityCSV(), to: path) }
@@ -414,6 +412,7 @@ struct BacktestReport {
             ("cagr", .string("(growth)^(periodsPerYear / returns) - 1, as empyrical annual_return")),
             ("maxDrawdown", .string("deepest fall of the time-weighted wealth index from its running peak, percent <= 0")),
             ("profitFactor", .string("gross profit / gross loss of closed trades, in currency")),
+            ("moneyWeightedReturn", .string("XIRR (Actual/365 Fixed) of -initial capital, -deposits and +final equity, percent a year")),
             ("fills", .string(result.configuration.fill == .nextOpen
                 ? "decided at a bar's close, filled at the symbol's next open"
                 : "decided and filled at the same bar's close (look-ahead-prone)")),
@@ -579,7 +578,7 @@ struct BacktestReport {
         rows.append(("Total return", f(s.totalReturnPercent, 2, " %")))
         if s.totalContributions > 0 {
             rows.append(("Time-weighted return", f(s.timeWeightedReturnPercent, 2, " %")))
-            rows.append(("Money-weighted return", s.moneyWeightedReturnPercent == nil ? "n/a (XIRR not wired yet)" : f(s.moneyWeightedReturnPercent, 2, " % a year")))
+            rows.append(("Money-weighted return", f(s.moneyWeightedReturnPercent, 2, " % a year (XIRR)")))
         }
         rows.append(("CAGR", f(s.cagrPercent, 2, " %")))
         rows.append(("Annualized volatility", f(s.annualizedVolatilityPercent, 2, " %")))

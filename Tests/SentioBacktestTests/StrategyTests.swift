@@ -75,10 +75,16 @@ struct StrategyTests {
         #expect(flows.map(\.amount) == [-1_000, -1_000, -1_000, r.finalEquity])
         #expect(flows.last?.time == r.timestamps.last)
         var seen: [(time: Int64, amount: Double)] = []
-        let withXIRR = BacktestStatistics(r, moneyWeightedReturn: { f in seen = f; return 0.5 })
-        #expect(withXIRR.moneyWeightedReturnPercent == 50)
+        let injected = BacktestStatistics(r, moneyWeightedReturn: { f in seen = f; return 0.5 })
+        #expect(injected.moneyWeightedReturnPercent == 50)
         #expect(seen.count == 4)
-        #expect(BacktestStatistics(r).moneyWeightedReturnPercent == nil)
+        #expect(BacktestStatistics(r, moneyWeightedReturn: nil).moneyWeightedReturnPercent == nil)
+        // Default: SentioFunds' XIRR. Check it independently: the flows' NPV at that rate (Actual/365) is 0.
+        let rate = try #require(st.moneyWeightedReturnPercent) / 100
+        let t0 = flows[0].time
+        let npv = flows.reduce(0.0) { $0 + $1.amount / pow(1 + rate, Double($1.time - t0) / 86_400 / 365) }
+        #expect(abs(npv) < 1e-7 * 3_000)
+        #expect(rate > 0)  // A rose from 100 to 190, B stayed flat: money made money
     }
 
     @Test("dca rejects an unknown symbol")

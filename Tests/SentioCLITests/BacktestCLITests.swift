@@ -226,6 +226,10 @@ struct BacktestCLITests {
         #expect(j["tradeCount"] as? Int == 0)
         #expect(j["openPositionCount"] as? Int == 3)
         #expect(j["timeWeightedReturnPercent"] is Double)
+        // Money-weighted (XIRR): same sign as the gain on the deposits.
+        let mwr = try #require(j["moneyWeightedReturnPercent"] as? Double)
+        let gain = (j["finalEquity"] as? Double ?? .nan) - 10_800
+        #expect(mwr.sign == gain.sign)
         let config = try #require(j["config"] as? [String: Any])
         #expect(config["every"] as? String == "month" && config["amount"] as? Double == 900)
     }
