@@ -67,4 +67,23 @@ struct ReferenceTests {
         #expect(result.trades.contains { $0.exitReason == .stopLoss && $0.entryBar == $0.exitBar })
         #expect(result.trades.contains { $0.exitReason == .takeProfit })
     }
+
+    @Test("close fills (backtesting.py trade_on_close=True): identical trades and final equity, with and without levels",
+          arguments: [("goog_rsi_close", false), ("goog_rsi_close_stops", true)])
+    func closeFills(fixture: String, withLevels: Bool) throws {
+        let (goog, rsi) = try loadGOOG()
+        var config = Self.configuration
+        config.fill = .close
+        if withLevels {
+            config.stopLossPercent = 5
+            config.takeProfitPercent = 10
+        }
+        let result = try Backtest(config).run(RSIStrategy(rsi: fixtureRSIProvider(rsi)), on: Market([goog]))
+        try compare(result, fixture: fixture)
+        if withLevels {
+            // Levels are first checked on the bar after a close entry: no same-bar exit.
+            #expect(result.trades.allSatisfy { $0.exitBar > $0.entryBar })
+            #expect(result.trades.contains { $0.exitReason == .stopLoss })
+        }
+    }
 }

@@ -13,6 +13,7 @@ Writes, beside this script:
 - goog_rsi_stops_trades.csv the same strategy with a stop-loss 5% below and a take-profit 10% above the
                             decision bar's close (backtesting.py's sl/tp are absolute prices fixed at order time)
 - goog_rsi_stops_summary.csv
+- goog_rsi_close_*.csv      the same two runs with trade_on_close=True (fills at the decision bar's close)
 
 Conventions of backtesting.py 0.6.6 relied on (read from its source):
 - `buy()` without size means size = 1 - eps of available margin; the broker sizes it at fill time as
@@ -91,8 +92,8 @@ def write_bars(path):
     frame.to_csv(path, index=False, float_format="%.17g")
 
 
-def run(prefix, **params):
-    bt = Backtest(GOOG, RsiMeanReversion, cash=CASH, commission=COMMISSION, trade_on_close=False)
+def run(prefix, trade_on_close=False, **params):
+    bt = Backtest(GOOG, RsiMeanReversion, cash=CASH, commission=COMMISSION, trade_on_close=trade_on_close)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         stats = bt.run(**params)
@@ -137,3 +138,10 @@ if __name__ == "__main__":
     s = run("goog_rsi_stops", stop_fraction=0.05, target_fraction=0.10)
     print(s[["Equity Final [$]", "# Trades"]])
     os.remove(os.path.join(HERE, "goog_rsi_stops_equity.csv"))
+    # Same-bar close fills (trade_on_close=True): entry/exit at the decision bar's close; SL/TP orders are
+    # contingent and first checked on the next bar. backtesting.py records equity before the close fill,
+    # so only trades and final equity are compared.
+    for prefix, extra in (("goog_rsi_close", {}), ("goog_rsi_close_stops", dict(stop_fraction=0.05, target_fraction=0.10))):
+        s = run(prefix, trade_on_close=True, **extra)
+        print(prefix, s[["Equity Final [$]", "# Trades"]].tolist())
+        os.remove(os.path.join(HERE, f"{prefix}_equity.csv"))
