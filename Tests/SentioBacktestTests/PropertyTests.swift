@@ -107,6 +107,10 @@ struct PropertyTests {
         let market = try randomMarket(symbols: 3, bars: 200, seed: seed)
         let config = BacktestConfiguration(sizing: .equalWeight(maxPositions: 3), stopLossPercent: 3, takeProfitPercent: 6)
         try expectNoLookAhead({ BuyAndHoldStrategy() }, market: market, config: config)
+        try expectNoLookAhead({ RSIStrategy(period: 14, lower: 40, upper: 60) }, market: market, config: config)
+        var atClose = config
+        atClose.fill = .close
+        try expectNoLookAhead({ RSIStrategy(period: 14, lower: 40, upper: 60) }, market: market, config: atClose)
         try expectNoLookAhead({ DollarCostAveragingStrategy(amount: 500, every: .week) }, market: market, config: config)
         try expectNoLookAhead({ RandomStrategy(seed: seed) }, market: market, config: config)
         // The signal adapter fed by a causal rule (momentum of the last two closes).
