@@ -490,7 +490,8 @@ private struct Engine: ~Copyable {
             open.append(OpenPosition(
                 symbol: series.symbol, symbolIndex: s, entryStep: entryStep[s], entryBar: entryBar[s],
                 entryTime: series.timestamps[entryBar[s]], entryPrice: entryPrice[s], shares: shares[s],
-                currentPrice: lastClose[s], marketValue: value, unrealizedPnL: value - costBasis[s] - entryCommission[s],
+                currentPrice: lastClose[s], marketValue: value, entryCommission: entryCommission[s],
+                unrealizedPnL: value - costBasis[s] - entryCommission[s],
                 stopPrice: stopPrice[s].isNaN ? nil : stopPrice[s], targetPrice: targetPrice[s].isNaN ? nil : targetPrice[s]))
         }
         return BacktestResult(

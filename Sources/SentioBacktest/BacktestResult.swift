@@ -82,6 +82,8 @@ public struct OpenPosition: Sendable, Equatable {
     /// The last close of the symbol.
     public var currentPrice: Double
     public var marketValue: Double
+    /// Commissions and fees paid at entry.
+    public var entryCommission: Double
     /// `shares × (current − entry) − entry commissions and fees` (no exit cost assumed).
     public var unrealizedPnL: Double
     public var stopPrice: Double?

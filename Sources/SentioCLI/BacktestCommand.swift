@@ -97,6 +97,14 @@ struct BacktestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the final portfolio as JSON (the mobile GET /portfolio shape) to PATH.", valueName: "PATH"))
     var portfolio: String?
 
+    @Flag(help: "Save the run (configuration, statistics, trades, equity curve) in the store given by --db; list it with `sentio runs`.")
+    var save = false
+
+    @Option(help: ArgumentHelp("With --save: a label to recognise the run by.", valueName: "TEXT"))
+    var label: String?
+
+    @OptionGroup var store: StoreOptions
+
     func validate() throws {
         if let c = capital, !(c > 0 && c.isFinite) { throw ValidationError("--capital must be a positive amount, got \(c)") }
         if !(commission >= 0 && commission < 1) { throw ValidationError("--commission must be a rate in [0, 1), got \(commission)") }
@@ -127,6 +135,7 @@ struct BacktestCommand: ParsableCommand {
             if capital != nil { throw ValidationError("--capital conflicts with --strategy dca: DCA starts with no cash and deposits --amount each period") }
             if stopLoss != nil || takeProfit != nil { throw ValidationError("--stop-loss and --take-profit do not apply to --strategy dca (it never sells)") }
         }
+        if !save && (label != nil || store.database != nil) { throw ValidationError("--label and --db apply to --save only") }
         let outputs = [trades, equity, portfolio].compactMap { $0 }
         if Set(outputs).count != outputs.count { throw ValidationError("--trades, --equity and --portfolio must be different files") }
     }
@@ -157,6 +166,11 @@ struct BacktestCommand: ParsableCommand {
         if let path = trades { try BacktestOutputFile.write(report.tradesCSV(), to: path) }
         if let path = equity { try BacktestOutputFile.write(report.equityCSV(), to: path) }
         if let path = portfolio { try BacktestOutputFile.write(report.portfolioJSON().rendered(pretty: true) + "\n", to: path) }
+        if save {
+            let database = try store.open(mode: .createIfMissing)
+            let id = try database.saveRun(report.storedRun(label: label), trades: report.storedTrades(), equity: report.storedEquity())
+            printError("saved run \(id) to \(database.path)")
+        }
         switch format {
         case .json: print(report.summaryJSON().rendered(pretty: true))
         case .table: print(report.table(), terminator: "")
@@ -558,6 +572,42 @@ struct BacktestReport {
             ("positions", .array(positions)),
             ("recentTrades", .array(trades)),
         ])
+    }
+
+    /// The run for the store: the configuration object, and the summary without `config` as statistics.
+    func storedRun(label: String?) -> StoredRun {
+        var statistics = summaryJSON()
+        if case .object(let fields) = statistics { statistics = .object(fields.filter { $0.0 != "config" }) }
+        return StoredRun(
+            strategy: command.strategy.rawValue, symbols: result.symbols,
+            configJSON: configJSON().rendered(pretty: false), statisticsJSON: statistics.rendered(pretty: false),
+            inputFingerprint: ContentFingerprint.of(series: market.series), label: label,
+            startTimestamp: result.timestamps.first, endTimestamp: result.timestamps.last,
+            initialCapital: result.configuration.initialCapital, finalEquity: result.finalEquity)
+    }
+
+    /// Closed trades, then the positions still open (no exit).
+    func storedTrades() -> [StoredTrade] {
+        result.trades.map { t in
+            StoredTrade(
+                symbol: t.symbol, entryTimestamp: t.entryTime, entryPrice: t.entryPrice, exitTimestamp: t.exitTime,
+                exitPrice: t.exitPrice, shares: t.shares, pnl: t.pnl, pnlPercent: t.pnlPercent, commission: t.commission,
+                signalType: t.signalType, exitReason: t.exitReason.rawValue)
+        } + result.openPositions.map { p in
+            StoredTrade(
+                symbol: p.symbol, entryTimestamp: p.entryTime, entryPrice: p.entryPrice, shares: p.shares,
+                commission: p.entryCommission,
+                signalType: "BUY")
+        }
+    }
+
+    /// One point per timeline step; `contribution` only where a deposit was made.
+    func storedEquity() -> [StoredEquityPoint] {
+        result.timestamps.indices.map { t in
+            StoredEquityPoint(
+                timestamp: result.timestamps[t], equity: result.equity[t], cash: result.cash[t],
+                contribution: result.contributions[t] != 0 ? result.contributions[t] : nil)
+        }
     }
 
     /// A readable summary.

@@ -21,9 +21,13 @@ struct BacktestCLITests {
     }
 
     static func sentio(_ arguments: [String], in directory: URL? = nil) throws -> Run {
+        try sentioCommand(["backtest"] + arguments, in: directory)
+    }
+
+    static func sentioCommand(_ arguments: [String], in directory: URL? = nil) throws -> Run {
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["backtest"] + arguments
+        process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -249,6 +253,7 @@ struct BacktestCLITests {
             (["--strategy", "rsi", "--amount", "100"], "--amount"),
             (["--rsi-lower", "80"], "--rsi-lower"),
             (["--fill", "tomorrow"], "tomorrow"),
+            (["--label", "x"], "--save"),
           ])
     func badOptions(arguments: [String], expected: String) throws {
         let dir = try temporaryDirectory()
@@ -289,5 +294,31 @@ struct BacktestCLITests {
         let model = try #require(config["signalModel"] as? [String: Any])
         #expect(model["horizon"] as? Int == 5 && model["regressionWindow"] as? Int == 120)
         #expect(config["rsiPeriod"] is NSNull)
+    }
+
+    @Test("--save stores the run, its trades and equity curve; `sentio runs show` reads them back")
+    func save() throws {
+        let dir = try temporaryDirectory()
+        try Self.writeMarket(dir.appendingPathComponent("data"))
+        let db = dir.appendingPathComponent("runs.sqlite").path
+        let run = try Self.sentio([
+            dir.appendingPathComponent("data").path, "--strategy", "rsi", "--format", "json", "--save", "--db", db, "--label", "cli test",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("saved run 1"))
+        let j = try Self.json(run.stdout)
+        let show = try Self.sentioCommand(["runs", "show", "1", "--db", db, "--format", "json"])
+        #expect(show.status == 0, "\(show.stderr)")
+        let stored = try Self.json(show.stdout)
+        #expect(stored["strategy"] as? String == "rsi" && stored["label"] as? String == "cli test")
+        let statistics = try #require(stored["statistics"] as? [String: Any])
+        #expect(statistics["tradeCount"] as? Int == j["tradeCount"] as? Int)
+        expectClose(statistics["finalEquity"] as? Double ?? .nan, j["finalEquity"] as? Double ?? 0, relative: 1e-12)
+        #expect(statistics["config"] == nil && statistics["conventions"] != nil)
+        let config = try #require(stored["config"] as? [String: Any])
+        #expect(config["strategy"] as? String == "rsi" && config["rsiPeriod"] as? Int == 14)
+        let trades = try #require(stored["trades"] as? [[String: Any]])
+        #expect(trades.count == (j["tradeCount"] as? Int ?? -1) + (j["openPositionCount"] as? Int ?? -1))
+        #expect((stored["equity"] as? [[String: Any]])?.count == 260)
     }
 }
