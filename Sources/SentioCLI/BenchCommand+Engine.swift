@@ -112,3 +112,77 @@ extension ThroughputWorkloads {
         return batch
     }
 }
+
+extension ThroughputWorkloads {
+    // MARK: Backtests
+
+    /// The configuration `sentio backtest --strategy NAME [extra options]` uses for `symbolCount` symbols
+    /// (defaults: capital 100,000, commission 0.1 %, next-open fills, whole shares, all-in for one symbol and
+    /// equal weight for several).
+    static func backtestConfiguration(strategy: String, options: [String] = [], symbolCount: Int) throws -> BacktestConfiguration {
+        try BacktestCommand.parse(["--strategy", strategy] + options).makeConfiguration(symbolCount: symbolCount)
+    }
+
+    /// The bars of a backtest workload: the `--input` files (first `symbols`, each cut to `size` bars) or
+    /// `symbols` generated minute series of `size` bars.
+    static func backtestSeries(inputs: BenchInputs, symbols: Int, size: Int) throws -> [OHLCVSeries] {
+        let series = Array(try inputs.series(generatedSymbols: symbols, generatedBars: size).prefix(symbols))
+        for s in series where s.count < size {
+            throw UsageError("--size \(size): \(s.symbol) has only \(s.count) bars")
+        }
+        return series.map { $0.prefix(size) }
+    }
+
+    /// `backtest-rsi`: the `rsi` strategy (RSI 14, buy < 30, sell > 70) run as
+    /// `sentio backtest --strategy rsi --sizing all-in` does, on a market built before timing (in memory):
+    /// indicators + decisions + simulation + statistics. All-in sizing for any number of symbols, because that is
+    /// the rule the peers (vectorbt's `from_signals`, backtesting.py) can reproduce. Units: bar-cells
+    /// (symbols × bars). Checksum: final equity.
+    static func backtestRSIWorkload(inputs: BenchInputs, symbols: Int, size: Int) throws
+        -> (ThroughputWorkload<BacktestStatistics>, Int)
+    {
+        let series = try backtestSeries(inputs: inputs, symbols: symbols, size: size)
+        let market = try Market(series)
+        let configuration = try backtestConfiguration(strategy: "rsi", options: ["--sizing", "all-in"], symbolCount: series.count)
+        let workload = ThroughputWorkload<BacktestStatistics>(
+            unit: "bar-cells", units: series.count * size,
+            run: { BacktestStatistics(try Backtest(configuration).run(RSIStrategy(), on: market)) },
+            checksum: { $0.finalEquity })
+        return (workload, size)
+    }
+
+    /// `backtest-sentio`: the `sentio` strategy (the signal model) end to end as `sentio backtest` runs it,
+    /// CSV load included: read the files (concurrently, as the command does), build the market, run, compute the
+    /// statistics. Without `--input`, `symbols` generated minute series of `size` bars are written to a temporary
+    /// directory first (untimed). Units: bar-cells. Checksum: final equity.
+    static func backtestSentioWorkload(inputs: BenchInputs, symbols: Int, size: Int?) throws
+        -> (ThroughputWorkload<BacktestStatistics>, Int, generatedDirectory: String?)
+    {
+        var files = try OHLCVReader.expand(paths: inputs.paths)
+        var generatedDirectory: String?
+        if files.isEmpty {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentio-bench-backtest-\(getpid())").path
+            files = try MarketGenerator(config: MarketConfig(
+                symbols: MarketConfig.firstSymbols(symbols), bars: size ?? defaultSize(.backtestSentio), frequency: .minute,
+                seed: inputs.seed)).write(to: directory)
+            generatedDirectory = directory
+        }
+        files = Array(files.prefix(symbols))
+        let probe = try BacktestCommand.readConcurrently(files)
+        let bars = probe.map(\.count).min() ?? 0
+        if let size, size != bars {
+            throw UsageError("--size \(size): backtest-sentio runs on whole files, whose shortest has \(bars) bars")
+        }
+        let configuration = try backtestConfiguration(strategy: "sentio", symbolCount: files.count)
+        let strategy = try SignalStrategy.sentio(config: SignalModelConfig())
+        let cells = probe.reduce(0) { $0 + $1.count }
+        let workload = ThroughputWorkload<BacktestStatistics>(
+            unit: "bar-cells", units: cells,
+            run: {
+                let market = try Market(try BacktestCommand.readConcurrently(files))
+                return BacktestStatistics(try Backtest(configuration).run(strategy, on: market))
+            },
+            checksum: { $0.finalEquity })
+        return (workload, bars, generatedDirectory)
+    }
+}

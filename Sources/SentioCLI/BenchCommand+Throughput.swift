@@ -295,8 +295,16 @@ extension BenchCommand {
             let (workload, count) = try ThroughputWorkloads.xirrWorkload(
                 inputs: inputs, size: size, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
             return try measureThroughput(workload, name: name, size: count, repeats: repeatCount, dumpPath: dump)
-        default:
-            throw UsageError("workload '\(name)' is not yet available")
+        case .backtestRSI:
+            let (workload, bars) = try ThroughputWorkloads.backtestRSIWorkload(inputs: inputs, symbols: symbols, size: n)
+            return try measureThroughput(workload, name: name, size: bars, repeats: repeatCount, dumpPath: dump)
+        case .backtestSentio:
+            let (workload, bars, generatedDirectory) = try ThroughputWorkloads.backtestSentioWorkload(
+                inputs: inputs, symbols: symbols, size: size)
+            defer { if let generatedDirectory { try? FileManager.default.removeItem(atPath: generatedDirectory) } }
+            return try measureThroughput(workload, name: name, size: bars, repeats: repeatCount, dumpPath: dump)
+        case .signals:
+            throw UsageError("signals is not a throughput workload")
         }
     }
 

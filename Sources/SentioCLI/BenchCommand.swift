@@ -20,7 +20,7 @@ enum BenchWorkload: String, CaseIterable, ExpressibleByArgument {
     case backtestSentio = "backtest-sentio"
 
     /// Workloads implemented so far.
-    static let available: [BenchWorkload] = [.signals, .csv, .rsi, .volumeRatio, .rollingOLS, .xirr]
+    static let available: [BenchWorkload] = allCases
 
     /// Whether this is a throughput workload (warm-up + repeated timed runs, `ThroughputReport`), as opposed to
     /// the `signals` latency workload.
@@ -85,6 +85,12 @@ struct BenchCommand: ParsableCommand {
             xirr: xirr(batch:threads:) over --size series (Actual/365F, guess 0.1); --input FILE with header \
             series,date,amount (rows grouped by series, dates YYYY-MM-DD, signed amounts), else generated \
             private-equity-like series of 24 monthly flows; checksum = sum of the rates found.
+            backtest-rsi: the rsi strategy as `sentio backtest --strategy rsi --sizing all-in` runs it, on the first \
+            --symbols inputs cut to --size bars, in memory (indicators + decisions + simulation + statistics); \
+            throughput in bar-cells (symbols x bars); checksum = final equity.
+            backtest-sentio: the sentio strategy as `sentio backtest` runs it (default options), end to end with the \
+            CSV load (files read concurrently), on whole files (--size must match their length if given); \
+            checksum = final equity.
             """
     )
 

@@ -192,6 +192,37 @@ struct BenchCLITests {
         expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(rates), relative: 1e-12)
     }
 
+    @Test func backtestRSIChecksumIsTheFinalEquityOfSentioBacktest() throws {
+        let run = try runSentio(["bench", "backtest-rsi", "--input", "Data/market", "--symbols", "4", "--size", "500",
+                                 "--repeat", "2", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try parseReport(run.stdout, workload: "backtest-rsi", size: 500, repeats: 2)
+        #expect(report["throughputPerSecond"] as? Double ?? 0 > 0)
+        // The same run through `sentio backtest` on the first 4 sample files cut to 500 bars.
+        let directory = try temporaryDirectory()
+        let files = try OHLCVReader.readDirectory(repositoryRoot.appendingPathComponent("Data/market").path).prefix(4)
+        var paths: [String] = []
+        for series in files {
+            let path = directory.appendingPathComponent("\(series.symbol).csv").path
+            try OHLCVWriter.write(series.prefix(500), to: path)
+            paths.append(path)
+        }
+        let backtest = try runSentio(["backtest"] + paths + ["--strategy", "rsi", "--sizing", "all-in", "--format", "json"])
+        #expect(backtest.status == 0, "\(backtest.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(backtest.stdout.utf8)) as? [String: Any])
+        #expect(report["checksum"] as? Double == summary["finalEquity"] as? Double)
+    }
+
+    @Test func backtestSentioChecksumIsTheFinalEquityOfSentioBacktest() throws {
+        let run = try runSentio(["bench", "backtest-sentio", "--input", "Data/market", "--repeat", "1", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try parseReport(run.stdout, workload: "backtest-sentio", size: 504, repeats: 1)
+        let backtest = try runSentio(["backtest", "Data/market", "--format", "json"])
+        #expect(backtest.status == 0, "\(backtest.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(backtest.stdout.utf8)) as? [String: Any])
+        #expect(report["checksum"] as? Double == summary["finalEquity"] as? Double)
+    }
+
     @Test func tableFormatShowsTheMedianAndThroughput() throws {
         let run = try runSentio(["bench", "rsi", "--size", "1000", "--repeat", "2"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -212,6 +243,9 @@ struct BenchCLITests {
         (["bench", "rsi", "--format", "xml"], "xml"),
         (["bench", "xirr", "--threads", "0"], "--threads must be at least 1"),
         (["bench", "rsi", "--threads", "2"], "--threads applies to the xirr workload only"),
+        (["bench", "backtest-sentio", "--input", "Data/market", "--size", "100"], "whose shortest has 504 bars"),
+        (["bench", "backtest-rsi", "--input", "Data/market", "--size", "600"], "has only 504 bars"),
+        (["bench", "backtest-rsi", "--symbols", "13"], "--symbols must be in 1...12"),
         (["bench", "xirr", "--input", "Data/market/TQQQ.csv"], "expected the header 'series,date,amount'"),
     ])
     func badOptionsExitWith2(arguments: [String], message: String) throws {

@@ -130,4 +130,5 @@ let benchmarks: @Sendable () -> Void = {
     registerStreamingBenchmarks()
     registerXIRRBenchmarks()
     registerStoreBenchmarks()
+    registerBacktestBenchmarks()
 }
