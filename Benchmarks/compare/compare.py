@@ -344,7 +344,7 @@ def workload_backtest_backtesting(sentio, inputs, sizes, repeats):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         Backtest(frame.iloc[:2000], RsiMeanReversion, cash=100_000, commission=0.001).run()  # warm-up
-    peer, stats = time_peer(run, repeats["slow"], warmup=False)
+    peer, stats = time_peer(run, repeats["medium"], warmup=False)
     final = float(stats["Equity Final [$]"])
     agreement = (f"final equity Sentio {report['checksum']:.2f} vs backtesting.py {final:.2f} "
                  f"(rel. diff {abs(report['checksum'] - final) / final:.2g}); backtesting.py trades {int(stats['# Trades'])}")
