@@ -54,8 +54,7 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Measure per-update latency and throughput of an engine workload.",
         discussion: """
-            Workloads: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", ")) \
-            (available now: \(BenchWorkload.available.map(\.rawValue).joined(separator: ", "))).
+            Workloads: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", ")).
 
             signals: builds one streaming signal-model state per symbol, feeds --warmup bars per symbol untimed, then \
             times every further symbol-bar update (indicators + rolling-regression update + Cholesky solve + forecast \
@@ -128,7 +127,7 @@ struct BenchCommand: ParsableCommand {
     var repeats: Int?
 
     @Option(help: ArgumentHelp(
-        "Throughput workloads: read inputs from this CSV file or directory instead of generating them; repeat for several files, used in the order given (default: generated, seed --seed).",
+        "Throughput workloads: read inputs from this file or directory instead of generating them (OHLCV CSV; xirr: a series,date,amount CSV); repeat for several files, used in the order given (default: generated, seed --seed).",
         valueName: "PATH"))
     var input: [String] = []
 
