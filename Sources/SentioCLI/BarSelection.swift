@@ -91,10 +91,14 @@ extension Array where Element == Int64 {
     }
 }
 
-/// Splits a comma-separated `--symbols` list; an empty list is a usage error.
+/// Splits a comma-separated `--symbols` list; an empty list or a repeated symbol (ignoring case) is a usage error.
 func parseSymbolList(_ list: String) throws -> [String] {
     let wanted = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     guard !wanted.isEmpty else { throw UsageError("--symbols is empty") }
+    var seen = Set<String>()
+    for symbol in wanted where !seen.insert(symbol.uppercased()).inserted {
+        throw UsageError("--symbols lists \(symbol) twice")
+    }
     return wanted
 }
 

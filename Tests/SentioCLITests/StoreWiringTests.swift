@@ -253,6 +253,8 @@ struct StoreWiringTests {
         (["signals", "--db", "$DB", "--symbols", "FAS", "--from", "2024-12-06"], "symbol FAS has no bars from 2024-12-06T00:00:00Z in the store $DB"),
         (["signals", "--db", "$MISSING", "--history"], "no database at $MISSING"),
         (["signals", "--db", "$DB", "--lenient"], "--lenient applies to CSV input only"),
+        (["signals", "--db", "$DB", "--symbols", "FAS,fas"], "--symbols lists fas twice"),
+        (["backtest", "--db", "$DB", "--symbols", "FAS,FAZ,FAS"], "--symbols lists FAS twice"),
         (["fund", "--db", "$DB"], "the store $DB holds no fund events"),
         (["fund", "--db", "$MISSING"], "no database at $MISSING"),
         (["fund"], "give a fund events FILE, or --db DB"),
