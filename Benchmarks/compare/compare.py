@@ -462,7 +462,7 @@ def render_table(results, machine):
             target = f"{r['target']}: {met}" if r["target"] else "-"
             cells = [r["workload"], fmt_size(r["size"], r["unit"]), r["peer"], fmt_seconds(r["peerMedianSeconds"]),
                      fmt_seconds(r["sentioMedianSeconds"]), ratio, r["agreement"], target]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     lines.append("")
     lines.append(f"Machine: {machine['nproc']} CPUs ({machine['cpu']}), {machine['memoryGiB']} GiB RAM, "
                  f"{machine['os']}, Python {machine['python']}; load average at start "
