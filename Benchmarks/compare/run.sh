@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Head-to-head benchmarks of Sentio against its Python peers, in one command:
 #
-#   Benchmarks/compare/run.sh [--quick] [--only csv,rsi,...] [--update] [--python PYTHON]
+#   Benchmarks/compare/run.sh [--quick] [--only csv,rsi,...] [--update] [--output FILE.json] [--python PYTHON]
 #
 # 1. creates Benchmarks/compare/.venv with the pinned peers (requirements.txt; reinstalled when it changes),
 # 2. builds `sentio` in release (swift build -c release --product sentio),
@@ -24,6 +24,7 @@ while [[ $# -gt 0 ]]; do
         --quick) args+=(--quick); shift ;;
         --only) args+=(--only "$2"); shift 2 ;;
         --update) args+=(--update); shift ;;
+        --output) args+=(--output "$2"); shift 2 ;;
         -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
