@@ -115,7 +115,7 @@ public struct BacktestReportRenderer: Sendable {
             chart.maxPointsPerSeries = maxPointsPerSeries
             for t in trades {
                 chart.markers.append(ChartMarker(kind: .entry, time: t.entryTime, value: t.entryPrice, tone: .accent,
-                    label: "Buy \(NumberText.fixed(t.shares, decimals: t.shares == t.shares.rounded() ? 0 : 4)) @ \(NumberText.fixed(t.entryPrice, decimals: 2)) on \(iso8601(epochSeconds: t.entryTime))"))
+                    label: "Buy \(NumberText.fixed(t.shares, decimals: t.shares == t.shares.rounded() ? 0 : 4)) @ \(NumberText.fixed(t.entryPrice, decimals: 2)) on \(timeText(t.entryTime))"))
                 if let exitTime = t.exitTime, let exitPrice = t.exitPrice {
                     chart.markers.append(ChartMarker(kind: .exit, time: exitTime, value: exitPrice, tone: t.pnl >= 0 ? .positive : .negative,
                         label: "Sell @ \(NumberText.fixed(exitPrice, decimals: 2)) (\(t.exitReason)), P&L \(NumberText.fixed(t.pnl, decimals: 2))"))
@@ -132,8 +132,8 @@ public struct BacktestReportRenderer: Sendable {
         let headers: [TableCell] = [.text("Symbol"), .text("Entry"), TableCell("Entry price"), .text("Exit"), TableCell("Exit price"),
                                     TableCell("Shares"), TableCell("P&L"), TableCell("P&L %"), .text("Exit reason")]
         let rows: [[TableCell]] = content.trades.map { t in
-            [.text(t.symbol), .text(iso8601(epochSeconds: t.entryTime)), TableCell(NumberText.fixed(t.entryPrice, decimals: 2)),
-             .text(t.exitTime.map { iso8601(epochSeconds: $0) } ?? "open"), TableCell(t.exitPrice.map { NumberText.fixed($0, decimals: 2) } ?? "—"),
+            [.text(t.symbol), .text(timeText(t.entryTime)), TableCell(NumberText.fixed(t.entryPrice, decimals: 2)),
+             .text(t.exitTime.map(timeText) ?? "open"), TableCell(t.exitPrice.map { NumberText.fixed($0, decimals: 2) } ?? "—"),
              TableCell(NumberText.fixed(t.shares, decimals: t.shares == t.shares.rounded() ? 0 : 4)),
              TableCell(NumberText.fixed(t.pnl, decimals: 2), .signedNumber(t.pnl)),
              TableCell(NumberText.percent(t.pnlPercent), .signedNumber(t.pnlPercent)), .text(t.exitReason)]
@@ -164,4 +164,9 @@ public struct BacktestReportRenderer: Sendable {
         page.table(id: "monthly-returns", headers: headers, rows: rows, cssClass: "heat")
         page.note("Returns in percent, compounded within each calendar month (UTC); the last column compounds the months shown.")
     }
+}
+
+/// `2024-03-05` for a time at midnight UTC (daily bars), the full ISO-8601 instant otherwise.
+func timeText(_ t: Int64) -> String {
+    t % 86_400 == 0 ? CivilDate(epochSeconds: t).description : iso8601(epochSeconds: t)
 }

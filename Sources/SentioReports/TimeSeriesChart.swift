@@ -152,14 +152,19 @@ public struct TimeSeriesChart: Sendable {
         w.element("text", ["class": "title", "x": c(plotLeft), "y": "20"], text: title)
 
         // Legend, right-aligned on the title row, laid out from the right.
+        var legendEntries = series.map { (name: $0.name, tone: $0.tone) }
+        if markers.contains(where: { $0.kind == .entry }) { legendEntries.append(("Entry", .accent)) }
+        if markers.contains(where: { $0.kind == .exit }) { legendEntries.append(("Exit (gain / loss)", .positive)) }
+        if levels.contains(where: { $0.kind == .stop }) { legendEntries.append(("Stop", .negative)) }
+        if levels.contains(where: { $0.kind == .target }) { legendEntries.append(("Target", .positive)) }
         var legendX = plotRight
         w.open("g", ["class": "legend"])
-        for s in series.reversed() {
-            let textWidth = Double(s.name.count) * 6.4
+        for entry in legendEntries.reversed() {
+            let textWidth = Double(entry.name.count) * 6.4
             legendX -= textWidth
-            w.element("text", ["x": c(legendX), "y": "20"], text: s.name)
+            w.element("text", ["x": c(legendX), "y": "20"], text: entry.name)
             legendX -= 16
-            w.open("rect", ["class": "swatch \(s.tone.rawValue)", "x": c(legendX), "y": "11", "width": "11", "height": "11", "rx": "2"], selfClosing: true)
+            w.open("rect", ["class": "swatch \(entry.tone.rawValue)", "x": c(legendX), "y": "11", "width": "11", "height": "11", "rx": "2"], selfClosing: true)
             legendX -= 14
         }
         w.close("g")
