@@ -106,11 +106,11 @@ public struct FundReportRenderer: Sendable {
             nav.maxPointsPerSeries = maxPointsPerSeries
             page.chart(nav)
 
-            let net = netCashFlow(calls: f.cumulativeCalls, distributions: f.cumulativeDistributions)
+            let flows = cumulativeFlows(calls: f.cumulativeCalls, distributions: f.cumulativeDistributions)
             var jCurve = TimeSeriesChart(id: "jcurve-\(f.id)", title: "\(f.name): cumulative calls and distributions (J-curve)", series: [
-                ChartSeries(name: "Paid-in", times: f.cumulativeCalls.times, values: f.cumulativeCalls.values.map { -$0 }, tone: .negative),
-                ChartSeries(name: "Distributions", times: f.cumulativeDistributions.times, values: f.cumulativeDistributions.values, tone: .positive),
-                ChartSeries(name: "Net cash flow", times: net.times, values: net.values, tone: .accent, style: .area),
+                ChartSeries(name: "Net cash flow", times: flows.net.times, values: flows.net.values, tone: .accent, style: .area),
+                ChartSeries(name: "Paid-in", times: flows.calls.times, values: flows.calls.values.map { -$0 }, tone: .negative),
+                ChartSeries(name: "Distributions", times: flows.distributions.times, values: flows.distributions.values, tone: .positive),
             ], valueFormat: .amount)
             jCurve.height = 280
             jCurve.includesZero = true
@@ -147,16 +147,21 @@ public struct FundReportRenderer: Sendable {
         return page.document()
     }
 
-    /// Distributions − calls on the union of both series' dates (each carried forward).
-    func netCashFlow(calls: FundReportContent.DatedSeries, distributions: FundReportContent.DatedSeries) -> FundReportContent.DatedSeries {
+    /// Cumulative paid-in, cumulative distributions and their difference (distributions − paid-in), each on
+    /// the union of both series' dates with the last value carried forward (0 before the first), so that
+    /// all three lines span the fund's whole history.
+    func cumulativeFlows(calls: FundReportContent.DatedSeries, distributions: FundReportContent.DatedSeries)
+        -> (calls: FundReportContent.DatedSeries, distributions: FundReportContent.DatedSeries, net: FundReportContent.DatedSeries) {
         let dates = Array(Set(calls.dates).union(distributions.dates)).sorted()
         var i = -1, j = -1
-        var values: [Double] = []
+        var paid: [Double] = [], distributed: [Double] = [], net: [Double] = []
         for d in dates {
             while i + 1 < calls.dates.count, calls.dates[i + 1] <= d { i += 1 }
             while j + 1 < distributions.dates.count, distributions.dates[j + 1] <= d { j += 1 }
-            values.append((j < 0 ? 0 : distributions.values[j]) - (i < 0 ? 0 : calls.values[i]))
+            paid.append(i < 0 ? 0 : calls.values[i])
+            distributed.append(j < 0 ? 0 : distributions.values[j])
+            net.append(distributed.last! - paid.last!)
         }
-        return FundReportContent.DatedSeries(dates: dates, values: values)
+        return (.init(dates: dates, values: paid), .init(dates: dates, values: distributed), .init(dates: dates, values: net))
     }
 }
