@@ -1,7 +1,56 @@
 import ArgumentParser
+import Foundation
 import Sentio
 
 struct FundCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "fund", abstract: "(not yet implemented)")
-    func run() throws { throw UsageError("'sentio fund' is not implemented yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "fund",
+        abstract: "Fund multiples (DPI, RVPI, TVPI, PIC), IRR, capital calls and PME from a fund events file.",
+        discussion: """
+            FILE is a CSV with a header `fund_id,date,type,amount[,due_date,status]`; type is commitment, \
+            call, distribution or nav; amounts are positive decimals (the type gives the direction); status \
+            (calls only) is PENDING, PAID, LATE or OVERDUE (none = PAID). Only PAID calls count as paid-in.
+            --meta gives fund names (CSV `id,name,manager,domicile,vintage` or JSON with those keys); \
+            --index a CSV `date,close` for the PME measures (level on or before each flow date).
+            Rates are decimal fractions in JSON (0.15 = 15%), percentages in the table.
+            """)
+
+    @Argument(help: "Fund events CSV: fund_id,date,type,amount[,due_date,status].")
+    var file: String
+
+    @Option(help: "Fund metadata, CSV (id,name,manager,domicile,vintage) or JSON. Default: none (names null).")
+    var meta: String?
+
+    @Option(help: "Public index CSV (date,close) for KS-PME, Direct Alpha, LN-PME and PME+. Default: none (no PME).")
+    var index: String?
+
+    @Option(name: .customLong("as-of"), help: "As-of date YYYY-MM-DD: only events on or before it count. Default: each fund's last event.")
+    var asOf: String?
+
+    @Option(name: .customLong("day-count"), help: "Day count for the IRRs: act365f, act360, actact, 30-360, 30-360-bond.")
+    var dayCount: DayCountOption = .act365f
+
+    @Option(help: "Output format: table or json.")
+    var format: TableOrJSON = .table
+
+    enum TableOrJSON: String, ExpressibleByArgument, CaseIterable { case table, json }
+
+    func validate() throws {
+        if let asOf, CivilDate(iso: asOf) == nil {
+            throw ValidationError("--as-of must be a date YYYY-MM-DD, got '\(asOf)'")
+        }
+    }
+
+    func run() throws {
+        let events = try FundEventFile(text: try readTextFile(file, role: "fund events"), file: file)
+        let metadata = try meta.map { try FundMetadataFile(text: try readTextFile($0, role: "metadata"), file: $0) }
+        let indexSeries = try index.map { try IndexSeries(text: try readTextFile($0, role: "index"), file: $0) }
+        let report = try FundReport(
+            events: events, metadata: metadata, index: indexSeries, asOf: asOf.flatMap { CivilDate(iso: $0) },
+            dayCount: dayCount.dayCount)
+        switch format {
+        case .table: print(report.table(), terminator: "")
+        case .json: print(report.json(), terminator: "")
+        }
+    }
 }

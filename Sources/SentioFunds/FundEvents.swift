@@ -1,0 +1,344 @@
+import Foundation
+import SentioCore
+
+/// The kind of a fund event; the amount is always positive and the type gives its direction.
+public enum FundEventType: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Capital committed by the limited partner (no cash moves).
+    case commitment
+    /// A capital call: cash paid by the investor into the fund (a negative flow for the investor).
+    case call
+    /// A distribution: cash paid by the fund to the investor (a positive flow).
+    case distribution
+    /// A reported net asset value of the investor's stake at the date.
+    case nav
+}
+
+/// Payment status of a capital call.
+public enum CapitalCallStatus: String, Sendable, Hashable, CaseIterable, Codable {
+    case pending = "PENDING"
+    case paid = "PAID"
+    case late = "LATE"
+    case overdue = "OVERDUE"
+
+    /// An active call awaits payment: PENDING, LATE or OVERDUE.
+    public var isActive: Bool { self != .paid }
+}
+
+/// One row of a fund events file.
+public struct FundEvent: Sendable, Hashable {
+    public var fundID: String
+    public var date: CivilDate
+    public var type: FundEventType
+    public var amount: MoneyAmount
+    /// Calls only: the payment due date, when given.
+    public var dueDate: CivilDate?
+    /// Calls only: the payment status; a call without a status is taken as PAID.
+    public var status: CapitalCallStatus?
+    /// The 1-based line in the source file (for messages).
+    public var line: Int
+
+    public init(
+        fundID: String, date: CivilDate, type: FundEventType, amount: MoneyAmount, dueDate: CivilDate? = nil,
+        status: CapitalCallStatus? = nil, line: Int
+    ) {
+        self.fundID = fundID
+        self.date = date
+        self.type = type
+        self.amount = amount
+        self.dueDate = dueDate
+        self.status = status
+        self.line = line
+    }
+}
+
+/// The validated events of a file, grouped by fund in order of first appearance.
+public struct FundEventFile: Sendable {
+    public var file: String
+    /// Fund ids in order of first appearance.
+    public var fundIDs: [String]
+    /// Events per fund, sorted by date (stable: same-date events keep file order).
+    public var eventsByFund: [String: [FundEvent]]
+
+    /// Parses and validates `fund_id,date,type,amount[,due_date,status]` (header required, columns in any
+    /// order, names case-insensitive).
+    ///
+    /// Rejected, with file, line and field: a bad or missing date; an unknown type; an amount that is not a
+    /// plain decimal number or is negative; a bad due date or status; a status or due date on a non-call;
+    /// a fund without a commitment; an event dated before its fund's first commitment; a NAV with no call
+    /// on or before its date.
+    /// - Parameter file: the name used in messages.
+    public init(text: String, file: String) throws(FundInputError) {
+        self.file = file
+        let records = try SmallCSV.parse(text, file: file)
+        guard let header = records.first else {
+            throw FundInputError(file: file, line: nil, field: nil, message: "empty file: expected a header fund_id,date,type,amount[,due_date,status]")
+        }
+        let columns = try SmallCSV.columns(
+            of: header, required: ["fund_id", "date", "type", "amount"], optional: ["due_date", "status"], file: file)
+        var fundIDs: [String] = []
+        var byFund: [String: [FundEvent]] = [:]
+        for record in records.dropFirst() {
+            func cell(_ name: String) -> String {
+                guard let k = columns[name], k < record.cells.count else { return "" }
+                return record.cells[k]
+            }
+            func fail(_ field: String, _ message: String) -> FundInputError {
+                FundInputError(file: file, line: record.line, field: field, message: message)
+            }
+            guard record.cells.count <= header.cells.count else {
+                throw FundInputError(file: file, line: record.line, field: nil,
+                    message: "\(record.cells.count) cells but the header has \(header.cells.count) columns")
+            }
+            let fundID = cell("fund_id")
+            guard !fundID.isEmpty else { throw fail("fund_id", "empty fund id") }
+            let dateText = cell("date")
+            guard let date = CivilDate(iso: dateText) else {
+                throw fail("date", "'\(dateText)' is not a date (expected YYYY-MM-DD)")
+            }
+            let typeText = cell("type")
+            guard let type = FundEventType(rawValue: typeText.lowercased()) else {
+                throw fail("type", "unknown event type '\(typeText)' (expected commitment, call, distribution or nav)")
+            }
+            let amountText = cell("amount")
+            guard let amount = MoneyAmount(text: amountText) else {
+                throw fail("amount", "'\(amountText)' is not a decimal amount (expected digits with an optional '.' fraction)")
+            }
+            guard amount.decimal >= 0 else {
+                throw fail("amount", "negative amount \(amountText): amounts are positive, the type gives the direction")
+            }
+            var dueDate: CivilDate? = nil
+            let dueText = cell("due_date")
+            if !dueText.isEmpty {
+                guard type == .call else { throw fail("due_date", "a due date is only allowed on calls, not on a \(type.rawValue)") }
+                guard let d = CivilDate(iso: dueText) else {
+                    throw fail("due_date", "'\(dueText)' is not a date (expected YYYY-MM-DD)")
+                }
+                dueDate = d
+            }
+            var status: CapitalCallStatus? = nil
+            let statusText = cell("status")
+            if !statusText.isEmpty {
+                guard type == .call else { throw fail("status", "a status is only allowed on calls, not on a \(type.rawValue)") }
+                guard let s = CapitalCallStatus(rawValue: statusText.uppercased()) else {
+                    throw fail("status", "unknown status '\(statusText)' (expected PENDING, PAID, LATE or OVERDUE)")
+                }
+                status = s
+            }
+            if byFund[fundID] == nil { fundIDs.append(fundID) }
+            byFund[fundID, default: []].append(FundEvent(
+                fundID: fundID, date: date, type: type, amount: amount, dueDate: dueDate, status: status, line: record.line))
+        }
+        guard !fundIDs.isEmpty else {
+            throw FundInputError(file: file, line: nil, field: nil, message: "no events after the header")
+        }
+        for id in fundIDs {
+            let events = byFund[id]!
+            guard let start = events.filter({ $0.type == .commitment }).map(\.date).min() else {
+                throw FundInputError(file: file, line: events[0].line, field: "fund_id",
+                    message: "fund '\(id)' has no commitment event: its first event must be its commitment")
+            }
+            for e in events where e.date < start {
+                throw FundInputError(file: file, line: e.line, field: "date",
+                    message: "\(e.date) is before fund '\(id)''s first event, its commitment on \(start)")
+            }
+            let sorted = events.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
+            let firstCall = sorted.first { $0.type == .call }?.date
+            for e in sorted where e.type == .nav && (firstCall == nil || e.date < firstCall!) {
+                throw FundInputError(file: file, line: e.line, field: "type",
+                    message: "NAV on \(e.date) for fund '\(id)' without any capital call on or before that date")
+            }
+            byFund[id] = sorted
+        }
+        self.fundIDs = fundIDs
+        self.eventsByFund = byFund
+    }
+
+    /// The last event date over all funds.
+    public var lastDate: CivilDate? { eventsByFund.values.compactMap { $0.last?.date }.max() }
+
+    /// Checks that every fund of this file appears in `metadata`; the error names this file's first line of
+    /// the unknown fund.
+    public func validate(against metadata: FundMetadataFile) throws(FundInputError) {
+        for id in fundIDs where metadata.funds[id] == nil {
+            throw FundInputError(file: file, line: eventsByFund[id]![0].line, field: "fund_id",
+                message: "fund '\(id)' is not in the metadata file \(metadata.file)")
+        }
+    }
+}
+
+/// Descriptive data of a fund.
+public struct FundMetadata: Sendable, Hashable, Codable {
+    public var id: String
+    public var name: String?
+    public var manager: String?
+    public var domicile: String?
+    public var vintage: Int?
+
+    public init(id: String, name: String? = nil, manager: String? = nil, domicile: String? = nil, vintage: Int? = nil) {
+        self.id = id
+        self.name = name
+        self.manager = manager
+        self.domicile = domicile
+        self.vintage = vintage
+    }
+}
+
+/// Fund metadata from CSV (`id,name,manager,domicile,vintage`, header required) or JSON (an array of
+/// objects with those keys, or `{"funds": [...]}`); JSON is recognised by a leading `[` or `{`.
+public struct FundMetadataFile: Sendable {
+    public var file: String
+    public var funds: [String: FundMetadata]
+
+    public init(text: String, file: String) throws(FundInputError) {
+        self.file = file
+        let trimmed = text.trimmed(of: " \t\r\n\u{FEFF}")
+        var list: [FundMetadata] = []
+        if trimmed.hasPrefix("[") || trimmed.hasPrefix("{") {
+            list = try Self.parseJSON(trimmed, file: file)
+        } else {
+            let records = try SmallCSV.parse(text, file: file)
+            guard let header = records.first else {
+                throw FundInputError(file: file, line: nil, field: nil, message: "empty file: expected a header id,name,manager,domicile,vintage")
+            }
+            let columns = try SmallCSV.columns(of: header, required: ["id"], optional: ["name", "manager", "domicile", "vintage"], file: file)
+            var lines: [String: Int] = [:]
+            for record in records.dropFirst() {
+                func cell(_ name: String) -> String? {
+                    guard let k = columns[name], k < record.cells.count, !record.cells[k].isEmpty else { return nil }
+                    return record.cells[k]
+                }
+                guard let id = cell("id") else {
+                    throw FundInputError(file: file, line: record.line, field: "id", message: "empty fund id")
+                }
+                if let previous = lines[id] {
+                    throw FundInputError(file: file, line: record.line, field: "id", message: "fund '\(id)' is listed twice (also line \(previous))")
+                }
+                lines[id] = record.line
+                var vintage: Int? = nil
+                if let v = cell("vintage") {
+                    guard let year = Int(v), (1900...2200).contains(year) else {
+                        throw FundInputError(file: file, line: record.line, field: "vintage", message: "'\(v)' is not a year")
+                    }
+                    vintage = year
+                }
+                list.append(FundMetadata(id: id, name: cell("name"), manager: cell("manager"), domicile: cell("domicile"), vintage: vintage))
+            }
+        }
+        var funds: [String: FundMetadata] = [:]
+        for m in list { funds[m.id] = m }
+        self.funds = funds
+    }
+
+    private struct Wrapper: Decodable { var funds: [FundMetadata] }
+
+    private static func parseJSON(_ text: String, file: String) throws(FundInputError) -> [FundMetadata] {
+        let data = Data(text.utf8)
+        let decoder = JSONDecoder()
+        let list: [FundMetadata]
+        do {
+            list = text.hasPrefix("{") ? try decoder.decode(Wrapper.self, from: data).funds : try decoder.decode([FundMetadata].self, from: data)
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context),
+            let DecodingError.keyNotFound(_, context), let DecodingError.dataCorrupted(context)
+        {
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            throw FundInputError(file: file, line: nil, field: path.isEmpty ? nil : path, message: context.debugDescription)
+        } catch {
+            throw FundInputError(file: file, line: nil, field: nil, message: "invalid JSON: \(error)")
+        }
+        var seen = Set<String>()
+        for (k, m) in list.enumerated() {
+            guard !m.id.isEmpty else { throw FundInputError(file: file, line: nil, field: "[\(k)].id", message: "empty fund id") }
+            guard seen.insert(m.id).inserted else {
+                throw FundInputError(file: file, line: nil, field: "[\(k)].id", message: "fund '\(m.id)' is listed twice")
+            }
+        }
+        return list
+    }
+}
+
+/// A public index as `date,close` levels, strictly increasing dates, positive levels.
+public struct IndexSeries: Sendable {
+    public var file: String
+    public var dates: [CivilDate]
+    public var levels: [Double]
+    /// Source line of each level.
+    public var lines: [Int]
+
+    public init(dates: [CivilDate], levels: [Double], file: String = "index") {
+        precondition(dates.count == levels.count && !dates.isEmpty)
+        self.file = file
+        self.dates = dates
+        self.levels = levels
+        self.lines = Array(2..<(2 + dates.count))
+    }
+
+    /// Parses `date,close` (header required; other columns rejected).
+    public init(text: String, file: String) throws(FundInputError) {
+        self.file = file
+        let records = try SmallCSV.parse(text, file: file)
+        guard let header = records.first else {
+            throw FundInputError(file: file, line: nil, field: nil, message: "empty file: expected a header date,close")
+        }
+        let columns = try SmallCSV.columns(of: header, required: ["date", "close"], optional: [], file: file)
+        dates = []
+        levels = []
+        lines = []
+        for record in records.dropFirst() {
+            guard record.cells.count == header.cells.count else {
+                throw FundInputError(file: file, line: record.line, field: nil,
+                    message: "\(record.cells.count) cells but the header has \(header.cells.count) columns")
+            }
+            let dateText = record.cells[columns["date"]!], closeText = record.cells[columns["close"]!]
+            guard let d = CivilDate(iso: dateText) else {
+                throw FundInputError(file: file, line: record.line, field: "date", message: "'\(dateText)' is not a date (expected YYYY-MM-DD)")
+            }
+            guard let level = Double(closeText), level.isFinite, level > 0 else {
+                throw FundInputError(file: file, line: record.line, field: "close", message: "'\(closeText)' is not a positive number")
+            }
+            if let last = dates.last, d <= last {
+                throw FundInputError(file: file, line: record.line, field: "date", message: "\(d) does not come after \(last): dates must increase")
+            }
+            dates.append(d)
+            levels.append(level)
+            lines.append(record.line)
+        }
+        guard !dates.isEmpty else { throw FundInputError(file: file, line: nil, field: nil, message: "no index levels") }
+    }
+
+    /// The level on `date`, or on the last index date before it; `nil` before the first index date.
+    public func level(onOrBefore date: CivilDate) -> Double? {
+        var lo = 0, hi = dates.count  // first index with dates[i] > date
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if dates[mid] <= date { lo = mid + 1 } else { hi = mid }
+        }
+        return lo == 0 ? nil : levels[lo - 1]
+    }
+}
+
+/// Reads signed dated flows from `date,amount` CSV text (header required). Amounts are parsed exactly
+/// (`MoneyAmount`); the error names the file, line and field.
+public func readCashFlows(text: String, file: String) throws(FundInputError) -> [CashFlow] {
+    let records = try SmallCSV.parse(text, file: file)
+    guard let header = records.first else {
+        throw FundInputError(file: file, line: nil, field: nil, message: "empty file: expected a header date,amount")
+    }
+    let columns = try SmallCSV.columns(of: header, required: ["date", "amount"], optional: [], file: file)
+    var flows: [CashFlow] = []
+    for record in records.dropFirst() {
+        guard record.cells.count == header.cells.count else {
+            throw FundInputError(file: file, line: record.line, field: nil,
+                message: "\(record.cells.count) cells but the header has \(header.cells.count) columns")
+        }
+        let dateText = record.cells[columns["date"]!], amountText = record.cells[columns["amount"]!]
+        guard let date = CivilDate(iso: dateText) else {
+            throw FundInputError(file: file, line: record.line, field: "date", message: "'\(dateText)' is not a date (expected YYYY-MM-DD)")
+        }
+        guard let amount = MoneyAmount(text: amountText) else {
+            throw FundInputError(file: file, line: record.line, field: "amount",
+                message: "'\(amountText)' is not a decimal amount (expected an optional sign, digits and an optional '.' fraction)")
+        }
+        flows.append(CashFlow(date: date, amount: amount.double))
+    }
+    return flows
+}

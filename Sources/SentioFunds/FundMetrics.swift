@@ -1,0 +1,177 @@
+import Foundation
+import SentioCore
+
+/// One reported NAV of a fund.
+public struct NAVPoint: Sendable, Hashable {
+    /// `<fund>-N<n>`, numbered in date order from 1.
+    public var id: String
+    public var date: CivilDate
+    public var nav: Decimal
+}
+
+/// One capital call of a fund.
+public struct CapitalCall: Sendable, Hashable {
+    /// `<fund>-C<n>`, numbered in date order from 1.
+    public var id: String
+    public var callDate: CivilDate
+    public var dueDate: CivilDate?
+    public var amount: Decimal
+    /// The status from the file; PAID when the file gives none.
+    public var status: CapitalCallStatus
+}
+
+/// A fund's position and performance as of a date, from its events on or before that date.
+///
+/// - `paidIn` = Σ calls with status PAID (or no status). Unpaid calls (PENDING, LATE, OVERDUE) are not
+///   paid in: they count as active capital calls and stay in `unfunded`.
+/// - `unfunded` = commitment − paidIn; `distributions` = Σ distributions; `nav` = the latest NAV on or
+///   before `asOf` (0 when none).
+/// - DPI = distributions / paidIn, RVPI = NAV / paidIn, TVPI = (distributions + NAV) / paidIn,
+///   PIC = paidIn / commitment (ILPA / CFA Institute GIPS definitions); `nil` when the denominator is 0.
+/// - IRR = XIRR of paid calls (negative, at their call dates), distributions (positive) and the latest
+///   NAV as a final positive flow at its report date.
+public struct FundMetrics: Sendable {
+    public var id: String
+    public var asOf: CivilDate
+    public var commitment: Decimal
+    public var paidIn: Decimal
+    public var unfunded: Decimal
+    public var distributions: Decimal
+    public var nav: Decimal
+    /// Date of the latest NAV on or before `asOf`.
+    public var lastReportDate: CivilDate?
+    public var navHistory: [NAVPoint]
+    public var capitalCalls: [CapitalCall]
+    public var dpi: Double?
+    public var rvpi: Double?
+    public var tvpi: Double?
+    public var pic: Double?
+    public var irr: XIRRResult?
+    public var irrError: XIRRError?
+    /// The flows of the IRR without the NAV: paid calls negative, distributions positive, in date order.
+    public var cashFlows: [CashFlow]
+    /// The source line of each of `cashFlows`.
+    public var cashFlowLines: [Int]
+    /// The latest NAV as a flow at its report date, and its source line.
+    public var navFlow: (flow: CashFlow, line: Int)?
+    /// Calls dated on or before `asOf` whose status is PENDING, LATE or OVERDUE.
+    public var activeCapitalCalls: Int { capitalCalls.filter { $0.status.isActive }.count }
+
+    /// Computes the metrics of one fund.
+    /// - Parameters:
+    ///   - events: the fund's events (any order); only those dated on or before `asOf` count.
+    ///   - asOf: the as-of date; default the fund's last event.
+    ///   - dayCount: for the IRR (default Actual/365 Fixed).
+    public init(id: String, events: [FundEvent], asOf: CivilDate? = nil, dayCount: DayCount = .actual365Fixed) {
+        self.id = id
+        let sorted = events.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
+        let asOf = asOf ?? sorted.last?.date ?? CivilDate(daysSinceEpoch: 0)
+        self.asOf = asOf
+        var commitment = Decimal(0), paidIn = Decimal(0), distributions = Decimal(0)
+        var navHistory: [NAVPoint] = [], calls: [CapitalCall] = []
+        var flows: [CashFlow] = [], lines: [Int] = []
+        var latestNAV: (flow: CashFlow, line: Int)? = nil
+        for e in sorted where e.date <= asOf {
+            switch e.type {
+            case .commitment:
+                commitment += e.amount.decimal
+            case .call:
+                let status = e.status ?? .paid
+                calls.append(CapitalCall(
+                    id: "\(id)-C\(Self.ordinal(calls.count + 1))", callDate: e.date, dueDate: e.dueDate,
+                    amount: e.amount.decimal, status: status))
+                if !status.isActive {
+                    paidIn += e.amount.decimal
+                    flows.append(CashFlow(date: e.date, amount: -e.amount.double))
+                    lines.append(e.line)
+                }
+            case .distribution:
+                distributions += e.amount.decimal
+                flows.append(CashFlow(date: e.date, amount: e.amount.double))
+                lines.append(e.line)
+            case .nav:
+                navHistory.append(NAVPoint(id: "\(id)-N\(Self.ordinal(navHistory.count + 1))", date: e.date, nav: e.amount.decimal))
+                latestNAV = (CashFlow(date: e.date, amount: e.amount.double), e.line)
+            }
+        }
+        let nav = navHistory.last?.nav ?? 0
+        self.commitment = commitment
+        self.paidIn = paidIn
+        self.unfunded = commitment - paidIn
+        self.distributions = distributions
+        self.nav = nav
+        self.lastReportDate = navHistory.last?.date
+        self.navHistory = navHistory
+        self.capitalCalls = calls
+        let paid = paidIn.doubleValue
+        self.dpi = paid > 0 ? distributions.doubleValue / paid : nil
+        self.rvpi = paid > 0 ? nav.doubleValue / paid : nil
+        self.tvpi = paid > 0 ? (distributions + nav).doubleValue / paid : nil
+        self.pic = commitment > 0 ? paid / commitment.doubleValue : nil
+        self.cashFlows = flows
+        self.cashFlowLines = lines
+        self.navFlow = latestNAV
+        do {
+            self.irr = try xirr(flows: flows + [latestNAV?.flow].compactMap { $0 }, dayCount: dayCount)
+            self.irrError = nil
+        } catch {
+            self.irr = nil
+            self.irrError = error
+        }
+    }
+
+    /// The PME measures of this fund against `index`.
+    /// - Throws: `FundInputError` naming `eventsFile` and the line of the first flow dated before the
+    ///   index's first date.
+    public func publicMarketEquivalent(
+        index: IndexSeries, eventsFile: String, dayCount: DayCount = .actual365Fixed
+    ) throws(FundInputError) -> PMEResult? {
+        guard !cashFlows.isEmpty || navFlow != nil else { return nil }
+        for (f, line) in zip(cashFlows, cashFlowLines) + [navFlow].compactMap({ $0 }).map({ ($0.flow, $0.line) })
+        where index.level(onOrBefore: f.date) == nil {
+            throw FundInputError(file: eventsFile, line: line, field: "date",
+                message: "\(f.date) is before the first index date \(index.dates[0]) in \(index.file) (line \(index.lines[0]))")
+        }
+        return SentioFunds.publicMarketEquivalent(flows: cashFlows, nav: navFlow?.flow, dayCount: dayCount) {
+            index.level(onOrBefore: $0)!
+        }
+    }
+
+    private static func ordinal(_ n: Int) -> String {
+        let s = String(n)
+        return String(repeating: "0", count: max(0, 3 - s.count)) + s
+    }
+}
+
+/// Totals over several funds.
+///
+/// Portfolio TVPI = (Σ distributions + Σ NAV) / Σ paid-in; pooled IRR = XIRR of all funds' IRR flows
+/// together (each fund's latest NAV as a final flow at its report date); active capital calls = calls
+/// dated on or before each fund's as-of date with status PENDING, LATE or OVERDUE.
+public struct PortfolioSummary: Sendable {
+    public var totalCommitment: Decimal
+    public var totalPaidIn: Decimal
+    public var totalDistributions: Decimal
+    public var totalNav: Decimal
+    public var portfolioTvpi: Double?
+    public var activeCapitalCalls: Int
+    public var pooledIrr: XIRRResult?
+    public var pooledIrrError: XIRRError?
+
+    public init(funds: [FundMetrics], dayCount: DayCount = .actual365Fixed) {
+        totalCommitment = funds.reduce(0) { $0 + $1.commitment }
+        totalPaidIn = funds.reduce(0) { $0 + $1.paidIn }
+        totalDistributions = funds.reduce(0) { $0 + $1.distributions }
+        totalNav = funds.reduce(0) { $0 + $1.nav }
+        portfolioTvpi = totalPaidIn > 0 ? (totalDistributions + totalNav).doubleValue / totalPaidIn.doubleValue : nil
+        activeCapitalCalls = funds.reduce(0) { $0 + $1.activeCapitalCalls }
+        let pooled = funds.flatMap { $0.cashFlows + [$0.navFlow?.flow].compactMap { $0 } }
+        do {
+            pooledIrr = try xirr(flows: pooled, dayCount: dayCount)
+            pooledIrrError = nil
+        } catch {
+            pooledIrr = nil
+            pooledIrrError = error
+        }
+    }
+}

@@ -1,0 +1,632 @@
+import Foundation
+import SentioCore
+
+/// Net present value of dated flows at an annual rate.
+///
+/// `XNPV(r) = Σᵢ aᵢ (1 + r)^(−tᵢ)`, `tᵢ = dayCount.yearFraction(from: t₀, to: dᵢ)`, where `t₀` is the
+/// earliest date (so input order does not matter). With `.actual365Fixed` this is Excel's `XNPV`
+/// (Microsoft, "XNPV function") and pyxirr's `xnpv`.
+/// - Parameters:
+///   - rate: annual rate as a decimal fraction, greater than −1.
+///   - flows: dated amounts, negative = paid out.
+///   - dayCount: the year-fraction convention (default Actual/365 Fixed).
+/// - Returns: the NPV at `t₀`.
+/// - Throws: `XIRRError.noFlows`, `.nonFiniteAmount`, `.rateOutOfDomain`.
+public func xnpv(rate: Double, flows: [CashFlow], dayCount: DayCount = .actual365Fixed) throws(XIRRError) -> Double {
+    guard !flows.isEmpty else { throw .noFlows }
+    guard rate > -1, rate.isFinite else { throw .rateOutOfDomain(rate) }
+    for (i, f) in flows.enumerated() where !f.amount.isFinite { throw .nonFiniteAmount(index: i, amount: f.amount) }
+    let t0 = flows.map(\.date).min()!
+    var sum = 0.0
+    let logGrowth = log1p(rate)
+    for f in flows {
+        sum += f.amount * exp(-dayCount.yearFraction(from: t0, to: f.date) * logGrowth)
+    }
+    return sum
+}
+
+/// Internal rate of return of dated flows: the annual rate `r` with `XNPV(r) = 0`.
+///
+/// Solver: Newton–Raphson from `guess` with the analytic derivative
+/// `XNPV′(r) = −Σᵢ tᵢ aᵢ (1 + r)^(−tᵢ−1)`, stepping in `L = log(1 + r)` (`ΔL = −XNPV / ((1+r)·XNPV′)`), so
+/// that `1 + r` stays positive. The Newton result is accepted only if it is verified to be a root
+/// (|NPV| ≤ 1e-9·Σ|aᵢ|(1+r)^(−tᵢ), or the NPV changes sign across it) and is then polished by one Newton step
+/// with exactly computed discount factors. Otherwise — and, with `rootSearch: .full`, whenever the flows
+/// change sign more than once in date order — rates from just above −100 % upward are searched for sign
+/// changes of the NPV: `L` from log(1e-9) to log(1e4) (r up to 999,900 %) is halved up to 12 times (cells
+/// ≈ 0.73 % of `1 + r`); convexity bounds and duration bounds prune cells without roots and certify cells
+/// with at most one (see `XIRRKernel.bracketRoots`); each bracketed sign change is solved by Brent's method
+/// in `L` (Brent 1973, *Algorithms for Minimization without Derivatives*, ch. 4). When nothing is found, the
+/// error gives the NPV's range over a fixed grid of 210 rates over the same span.
+///
+/// Root rule: with one sign change the root is unique (Descartes' rule of signs for generalized
+/// polynomials in `x = 1/(1+r)`). With several, the root nearest `guess` is returned, as Excel's XIRR
+/// returns the root reached from its guess, and the others are listed in `otherRoots`.
+/// The returned rate is always a verified root; nothing returns NaN.
+///
+/// - Parameters:
+///   - flows: dated amounts in any order; at least one negative and one positive, on two dates or more.
+///   - dayCount: year-fraction convention (default Actual/365 Fixed, as Excel and pyxirr).
+///   - guess: Newton's start and the reference for choosing among roots (default 0.1).
+///   - tolerance: convergence on the rate: `|Δr| ≤ tolerance · max(1, |r|)` (default 1e-12).
+///   - maxIterations: cap on Newton and on each Brent solve (default 100).
+///   - rootSearch: `.full` (default) or `.newtonFirst` (see `XIRRRootSearch`).
+/// - Throws: `XIRRError` for each malformed input, and `.noRootFound` with the NPV's range over the scan.
+public func xirr(
+    flows: [CashFlow], dayCount: DayCount = .actual365Fixed, guess: Double = 0.1, tolerance: Double = 1e-12,
+    maxIterations: Int = 100, rootSearch: XIRRRootSearch = .full
+) throws(XIRRError) -> XIRRResult {
+    var workspace = XIRRWorkspace(capacity: flows.count)
+    let days = flows.map(\.date.daysSinceEpoch)
+    let amounts = flows.map(\.amount)
+    let settings = XIRRSettings(
+        dayCount: dayCount, guess: guess, tolerance: tolerance, maxIterations: maxIterations, rootSearch: rootSearch)
+    return try days.withUnsafeBufferPointer { d throws(XIRRError) in
+        try amounts.withUnsafeBufferPointer { a throws(XIRRError) in
+            try workspace.solve(days: d, amounts: a, settings: settings)
+        }
+    }
+}
+
+/// Solver settings shared by the single-series and batch entry points.
+struct XIRRSettings: Sendable {
+    var dayCount: DayCount
+    var guess: Double
+    var tolerance: Double
+    var maxIterations: Int
+    var rootSearch: XIRRRootSearch
+
+    init(dayCount: DayCount, guess: Double, tolerance: Double, maxIterations: Int, rootSearch: XIRRRootSearch) {
+        precondition(tolerance > 0 && tolerance.isFinite, "tolerance must be positive")
+        precondition(maxIterations > 0, "maxIterations must be positive")
+        self.dayCount = dayCount
+        self.guess = guess
+        self.tolerance = tolerance
+        self.maxIterations = maxIterations
+        self.rootSearch = rootSearch
+    }
+}
+
+/// The grid of rates, ascending, from just above −100 % to 999,900 %, over which `noRootFound` reports
+/// the NPV's range.
+let xirrScanRates: [Double] = {
+    var rates: [Double] = []
+    // Geometric in the growth factor 1 + r: dense near r = −1, sparse far above.
+    let points = 130
+    let lo = log(1e-9), hi = log(1e4)
+    for k in 1..<points { rates.append(exp(lo + (hi - lo) * Double(k) / Double(points)) - 1) }
+    rates.append(1e-9 - 1)  // exact end points, for readable messages
+    rates.append(9999)
+    // A 5 % grid where practical rates lie.
+    for k in -18...60 { rates.append(Double(k) / 20) }
+    rates.sort()
+    var unique: [Double] = []
+    for r in rates where r > -1 && (unique.last.map { r - $0 > 1e-12 } ?? true) { unique.append(r) }
+    return unique
+}()
+
+/// Reusable buffers for one series at a time: sorted year fractions, amounts, day gaps, discount factors and
+/// found roots. One workspace per thread; after the first series of a given length, solving allocates
+/// nothing (except `otherRoots` when there are several roots).
+struct XIRRWorkspace {
+    // Buffers only grow; the current series occupies the first `count` elements.
+    var times: [Double] = []
+    var amounts: [Double] = []
+    var days: [Int] = []
+    /// Day gaps between consecutive sorted flows (first 0), for Actual/365F and Actual/360.
+    var gaps: [Int] = []
+    var factors: [Double] = []
+    var roots: [XIRRKernel.Root] = []
+    var count = 0
+    var daysPerYear = 0.0
+
+    init(capacity: Int) {
+        grow(to: capacity)
+        roots.reserveCapacity(8)
+    }
+
+    private mutating func grow(to n: Int) {
+        guard times.count < n else { return }
+        let extra = n - times.count
+        times.append(contentsOf: repeatElement(0, count: extra))
+        amounts.append(contentsOf: repeatElement(0, count: extra))
+        days.append(contentsOf: repeatElement(0, count: extra))
+        gaps.append(contentsOf: repeatElement(0, count: extra))
+        factors.append(contentsOf: repeatElement(0, count: extra))
+    }
+
+    /// Validates one series, fills the buffers sorted by date and solves.
+    mutating func solve(
+        days inputDays: UnsafeBufferPointer<Int>, amounts inputAmounts: UnsafeBufferPointer<Double>,
+        settings: XIRRSettings
+    ) throws(XIRRError) -> XIRRResult {
+        try load(days: inputDays, amounts: inputAmounts, dayCount: settings.dayCount)
+        guard settings.guess > -1, settings.guess.isFinite else { throw .rateOutOfDomain(settings.guess) }
+        let n = count, perYear = daysPerYear
+        roots.removeAll(keepingCapacity: true)
+        return try times.withUnsafeBufferPointer { t throws(XIRRError) in
+            try amounts.withUnsafeBufferPointer { a throws(XIRRError) in
+                try gaps.withUnsafeBufferPointer { g throws(XIRRError) in
+                    try factors.withUnsafeMutableBufferPointer { w throws(XIRRError) in
+                        let series = XIRRKernel.Series(
+                            times: UnsafeBufferPointer(rebasing: t[..<n]), amounts: UnsafeBufferPointer(rebasing: a[..<n]),
+                            gaps: perYear > 0 ? UnsafeBufferPointer(rebasing: g[..<n]) : UnsafeBufferPointer(rebasing: g[..<0]),
+                            daysPerYear: perYear, factors: UnsafeMutableBufferPointer(rebasing: w[..<n]))
+                        let signChanges = Self.signChanges(series.amounts)
+                        return try XIRRKernel.solve(series, signChanges: signChanges, settings: settings, roots: &roots)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies a series into the buffers sorted by date (insertion sort: series are short and usually
+    /// already in order) and converts dates to year fractions from the earliest date.
+    mutating func load(
+        days inputDays: UnsafeBufferPointer<Int>, amounts inputAmounts: UnsafeBufferPointer<Double>,
+        dayCount: DayCount
+    ) throws(XIRRError) {
+        let n = inputAmounts.count
+        precondition(inputDays.count == n)
+        guard n > 0 else { throw .noFlows }
+        var anyPositive = false, anyNegative = false
+        for i in 0..<n {
+            let a = inputAmounts[i]
+            guard a.isFinite else { throw .nonFiniteAmount(index: i, amount: a) }
+            if a > 0 { anyPositive = true } else if a < 0 { anyNegative = true }
+        }
+        guard n > 1 else { throw .singleFlow }
+        guard anyPositive || anyNegative else { throw .allAmountsZero }
+        guard anyPositive && anyNegative else { throw .allSameSign(positive: anyPositive) }
+        grow(to: n)
+        count = n
+        days.withUnsafeMutableBufferPointer { d in
+            amounts.withUnsafeMutableBufferPointer { a in
+                for i in 0..<n {
+                    let day = inputDays[i], amount = inputAmounts[i]
+                    var j = i
+                    while j > 0 && d[j - 1] > day {
+                        d[j] = d[j - 1]
+                        a[j] = a[j - 1]
+                        j -= 1
+                    }
+                    d[j] = day
+                    a[j] = amount
+                }
+            }
+        }
+        let first = days[0]
+        guard days[n - 1] != first else { throw .allOnOneDate(CivilDate(daysSinceEpoch: first)) }
+        switch dayCount {
+        case .actual365Fixed, .actual360:
+            let perYear: Double = dayCount == .actual365Fixed ? 365 : 360
+            daysPerYear = perYear
+            days.withUnsafeBufferPointer { d in
+                times.withUnsafeMutableBufferPointer { t in
+                    gaps.withUnsafeMutableBufferPointer { g in
+                        var previous = first
+                        for i in 0..<n {
+                            t[i] = Double(d[i] - first) / perYear
+                            g[i] = d[i] - previous
+                            previous = d[i]
+                        }
+                    }
+                }
+            }
+        default:
+            daysPerYear = 0
+            let start = CivilDate(daysSinceEpoch: first)
+            for i in 0..<n { times[i] = dayCount.yearFraction(from: start, to: CivilDate(daysSinceEpoch: days[i])) }
+        }
+    }
+
+    /// Sign changes of the non-zero amounts in date order: an upper bound on the number of roots.
+    static func signChanges(_ amounts: UnsafeBufferPointer<Double>) -> Int {
+        var changes = 0
+        var lastSign = 0.0
+        for a in amounts where a != 0 {
+            let s: Double = a > 0 ? 1 : -1
+            if lastSign != 0 && s != lastSign { changes += 1 }
+            lastSign = s
+        }
+        return changes
+    }
+}
+
+/// The numeric kernels over one series in contiguous buffers.
+enum XIRRKernel {
+    typealias Root = (rate: Double, iterations: Int, method: XIRRMethod)
+
+    /// Sorted year fractions `t` (t₀ = 0) and amounts `a`; optional day gaps for chained discount factors;
+    /// a scratch buffer for the factors.
+    struct Series {
+        var times: UnsafeBufferPointer<Double>
+        var amounts: UnsafeBufferPointer<Double>
+        var gaps: UnsafeBufferPointer<Int>
+        var daysPerYear: Double
+        var factors: UnsafeMutableBufferPointer<Double>
+        var count: Int { amounts.count }
+    }
+
+    /// `e^(−gap·c)` for the last few distinct gaps (monthly flows have four: 28 to 31 days).
+    struct GapFactorCache {
+        var gap0 = Int.min, gap1 = Int.min, gap2 = Int.min, gap3 = Int.min
+        var value0 = 0.0, value1 = 0.0, value2 = 0.0, value3 = 0.0
+        var slot = 0
+
+        @inline(__always)
+        mutating func factor(gap: Int, rate c: Double) -> Double {
+            if gap == gap0 { return value0 }
+            if gap == gap1 { return value1 }
+            if gap == gap2 { return value2 }
+            if gap == gap3 { return value3 }
+            let v = exp(-Double(gap) * c)
+            switch slot {
+            case 0: gap0 = gap; value0 = v
+            case 1: gap1 = gap; value1 = v
+            case 2: gap2 = gap; value2 = v
+            default: gap3 = gap; value3 = v
+            }
+            slot = (slot + 1) & 3
+            return v
+        }
+    }
+
+    /// Fills `series.factors` with `wᵢ = e^(−tᵢL − m)`, `L = log(1+r)`, `m = max(0, −t_{n−1}L)` (so the
+    /// largest factor is 1 and nothing overflows) and returns `m`.
+    ///
+    /// `exact`: one `exp` per flow. Otherwise, for day counts with a fixed year length, factors are chained
+    /// from the largest one by multiplying per-gap factors `e^(∓gap·L/daysPerYear)` (one `exp` per distinct
+    /// gap): the relative error grows by at most a few ulps per flow, far inside the margins of the root
+    /// search and the tolerance of Newton's iterations. Final rates are polished with exact factors.
+    @inline(__always)
+    static func discountFactors(_ s: Series, logGrowth: Double, exact: Bool) -> Double {
+        let t = s.times, w = s.factors, n = s.count
+        let m = max(0, -t[n - 1] * logGrowth)
+        if exact || s.gaps.isEmpty {
+            for i in 0..<n { w[i] = exp(-t[i] * logGrowth - m) }
+            return m
+        }
+        let c = logGrowth / s.daysPerYear
+        var cache = GapFactorCache()
+        var v = 1.0
+        if logGrowth >= 0 {
+            // Factors decrease with time: start at t₀ (factor 1) and walk forward.
+            w[0] = 1
+            for i in 1..<n {
+                v *= cache.factor(gap: s.gaps[i], rate: c)
+                w[i] = v
+            }
+        } else {
+            // Factors increase with time: start at the last flow (factor 1) and walk back.
+            w[n - 1] = 1
+            var i = n - 1
+            while i > 0 {
+                v *= cache.factor(gap: s.gaps[i], rate: -c)
+                w[i - 1] = v
+                i -= 1
+            }
+        }
+        return m
+    }
+
+    /// `Σ aᵢ (1+r)^(−tᵢ)`, its derivative in `r`, and `Σ |aᵢ| (1+r)^(−tᵢ)` (the scale of rounding errors).
+    @inline(__always)
+    static func npvAndDerivative(_ s: Series, rate: Double, exact: Bool) -> (npv: Double, derivative: Double, scale: Double) {
+        let (f, slope, scale) = npvAndLogSlope(s, logGrowth: log1p(rate), exact: exact)
+        return (f, slope / (1 + rate), scale)
+    }
+
+    /// The NPV at `L = log(1+r)`, its derivative in `L` (`−Σ tᵢ aᵢ e^(−tᵢL)`), and its scale.
+    @inline(__always)
+    static func npvAndLogSlope(_ s: Series, logGrowth: Double, exact: Bool) -> (npv: Double, slope: Double, scale: Double) {
+        let m = discountFactors(s, logGrowth: logGrowth, exact: exact)
+        let t = s.times, a = s.amounts, w = s.factors
+        var f = 0.0, dfL = 0.0, scale = 0.0
+        for i in 0..<s.count {
+            let term = a[i] * w[i]
+            f += term
+            dfL -= t[i] * term
+            scale += abs(term)
+        }
+        let grow = m == 0 ? 1 : exp(m)
+        return (f * grow, dfL * grow, scale * grow)
+    }
+
+    /// The NPV divided by the positive factor `e^m` (same sign, same roots, finite everywhere on the
+    /// search domain), and the NPV itself (possibly ±∞, for messages). Exact factors.
+    static func scaledNPV(_ s: Series, rate: Double) -> (scaled: Double, npv: Double) {
+        let m = discountFactors(s, logGrowth: log1p(rate), exact: true)
+        var g = 0.0
+        for i in 0..<s.count { g += s.amounts[i] * s.factors[i] }
+        return (g, g * exp(m))
+    }
+
+    /// Whether `rate` is a root of the NPV to working precision (exact factors).
+    static func isVerifiedRoot(_ rate: Double, _ s: Series) -> Bool {
+        guard rate > -1, rate.isFinite else { return false }
+        let (f, _, scale) = npvAndDerivative(s, rate: rate, exact: true)
+        if f.isFinite && scale.isFinite && abs(f) <= 1e-9 * scale { return true }
+        // A sign change across r·(1 ± 1e-9) in the growth factor 1 + r: near −100 % the rate itself cannot
+        // be closer to the root than an ulp of 1, which is a large relative change of 1 + r.
+        let logGrowth = log1p(rate), delta = 1e-9 * max(1, abs(logGrowth))
+        let below = scaledNPV(s, rate: expm1(logGrowth + delta)).scaled
+        let above = scaledNPV(s, rate: expm1(logGrowth - delta)).scaled
+        return (below <= 0 && above >= 0) || (below >= 0 && above <= 0)
+    }
+
+    /// Newton–Raphson from `guess`, stepping in `L = log(1+r)`. Returns the rate when it converged to a
+    /// verified root (then polished by one exact Newton step), and the iterations spent.
+    static func newton(_ s: Series, settings: XIRRSettings) -> (rate: Double?, iterations: Int) {
+        // Newton in L = log(1+r): ΔL = −f / (df/dL). The NPV is a sum of exponentials in L, so steps are
+        // better scaled than in r (fewer iterations at high rates), and 1 + r = e^L stays positive.
+        var logGrowth = log1p(settings.guess), r = settings.guess
+        for iteration in 1...settings.maxIterations {
+            let (f, slope, _) = npvAndLogSlope(s, logGrowth: logGrowth, exact: false)
+            guard f.isFinite, slope.isFinite, slope != 0 else { return (nil, iteration) }
+            let nextLogGrowth = logGrowth - f / slope
+            let next = expm1(nextLogGrowth)
+            guard next.isFinite, next > -1 else { return (nil, iteration) }
+            if abs(next - r) <= settings.tolerance * max(1, abs(next)) {
+                return (polish(next, s), iteration)
+            }
+            logGrowth = nextLogGrowth
+            r = next
+        }
+        return (nil, settings.maxIterations)
+    }
+
+    /// Verifies a converged Newton iterate with exact factors and takes one last exact Newton step when it
+    /// is a small correction; `nil` when the point is not a root.
+    static func polish(_ r: Double, _ s: Series) -> Double? {
+        let (f, df, scale) = npvAndDerivative(s, rate: r, exact: true)
+        guard f.isFinite, scale.isFinite else { return isVerifiedRoot(r, s) ? r : nil }
+        if abs(f) <= 1e-9 * scale {
+            let step = df != 0 ? f / df : 0
+            let polished = r - step
+            return abs(step) <= 1e-9 * (1 + abs(r)) && polished > -1 ? polished : r
+        }
+        return isVerifiedRoot(r, s) ? r : nil
+    }
+
+    /// Brent's method on `[lo, hi]` in `L = log(1+r)`, where the scaled NPV has values `flo`, `fhi` of
+    /// opposite signs. Working in `L` keeps the relative precision of `1 + r` near −100 %, where an absolute
+    /// tolerance on `r` would be far too coarse. Returns the rate `e^L − 1`.
+    static func brent(
+        _ s: Series, lo: Double, hi: Double, flo: Double, fhi: Double, settings: XIRRSettings
+    ) -> (rate: Double, iterations: Int) {
+        let (logRoot, iterations) = brentInLogGrowth(s, lo: lo, hi: hi, flo: flo, fhi: fhi, settings: settings)
+        return (expm1(logRoot), iterations)
+    }
+
+    private static func brentInLogGrowth(
+        _ s: Series, lo: Double, hi: Double, flo: Double, fhi: Double, settings: XIRRSettings
+    ) -> (logGrowth: Double, iterations: Int) {
+        var a = lo, b = hi, fa = flo, fb = fhi
+        var c = a, fc = fa
+        var d = b - a, e = d
+        let cap = max(settings.maxIterations, 200)
+        for iteration in 1...cap {
+            if (fb > 0) == (fc > 0) {
+                c = a; fc = fa; d = b - a; e = d
+            }
+            if abs(fc) < abs(fb) {
+                a = b; b = c; c = a
+                fa = fb; fb = fc; fc = fa
+            }
+            let tol1 = 2 * Double.ulpOfOne * abs(b) + 0.5 * settings.tolerance * max(1, abs(b))
+            let xm = 0.5 * (c - b)
+            if abs(xm) <= tol1 || fb == 0 { return (b, iteration) }
+            if abs(e) >= tol1 && abs(fa) > abs(fb) {
+                let ratio = fb / fa
+                var p: Double, q: Double
+                if a == c {
+                    p = 2 * xm * ratio
+                    q = 1 - ratio
+                } else {
+                    let qq = fa / fc, r = fb / fc
+                    p = ratio * (2 * xm * qq * (qq - r) - (b - a) * (r - 1))
+                    q = (qq - 1) * (r - 1) * (ratio - 1)
+                }
+                if p > 0 { q = -q }
+                p = abs(p)
+                if 2 * p < min(3 * xm * q - abs(tol1 * q), abs(e * q)) {
+                    e = d; d = p / q
+                } else {
+                    d = xm; e = d
+                }
+            } else {
+                d = xm; e = d
+            }
+            a = b; fa = fb
+            b += abs(d) > tol1 ? d : (xm > 0 ? tol1 : -tol1)
+            fb = scaledNPV(s, rate: expm1(b)).scaled
+        }
+        return (b, cap)
+    }
+
+    /// Discounted inflows `P(L) = Σ_{aᵢ>0} aᵢ e^(−tᵢL)` and outflows `N(L) = Σ_{aᵢ<0} |aᵢ| e^(−tᵢL)` at
+    /// `L = log(1+r)`, with their first and second derivatives in `L`, all scaled by `e^(−scale)`.
+    struct Evaluation {
+        var logGrowth: Double
+        var scale: Double
+        var inflows: Double, outflows: Double
+        var inflowsSlope: Double, outflowsSlope: Double
+        var inflowsCurvature: Double, outflowsCurvature: Double
+    }
+
+    @inline(__always)
+    static func evaluate(_ s: Series, logGrowth: Double) -> Evaluation {
+        let m = discountFactors(s, logGrowth: logGrowth, exact: false)
+        let t = s.times, a = s.amounts, w = s.factors
+        var p = 0.0, n = 0.0, dp = 0.0, dn = 0.0, d2p = 0.0, d2n = 0.0
+        for i in 0..<s.count {
+            // Branch-free split by sign: the signs of PE flows alternate unpredictably.
+            let term = a[i] * w[i]
+            let inflow = max(term, 0), outflow = max(-term, 0)
+            let ti = t[i]
+            p += inflow
+            n += outflow
+            dp -= ti * inflow
+            dn -= ti * outflow
+            d2p += ti * ti * inflow
+            d2n += ti * ti * outflow
+        }
+        return Evaluation(
+            logGrowth: logGrowth, scale: m, inflows: p, outflows: n, inflowsSlope: dp, outflowsSlope: dn,
+            inflowsCurvature: d2p, outflowsCurvature: d2n)
+    }
+
+    /// The search domain in `L = log(1+r)`: growth factors 1e-9 … 1e4 (r from −99.9999999 % to 999,900 %),
+    /// cut into at most `2^searchDepth` cells (≈ 0.0073 wide in `L`, i.e. 0.73 % steps in 1 + r).
+    static let searchLow = log(1e-9), searchHigh = log(1e4), searchDepth = 12
+
+    /// Every root the branch-and-bound search brackets, appended to `roots`.
+    ///
+    /// The NPV is `f(L) = P(L) − N(L)` with `P`, `N` the discounted inflows and outflows: positive sums of
+    /// exponentials, hence convex in `L`. On a cell `[L₀, L₁]` a convex function lies above its tangents and
+    /// below its chord, so `tangent(P) − chord(N) ≤ f ≤ chord(P) − tangent(N)`: linear bounds. A cell whose
+    /// lower bound is positive (or upper bound negative) at both ends has no root and is pruned. The same
+    /// bounds on `f′ = V − U` (`U = −P′`, `V = −N′`, also positive convex sums) show where `f` is monotone,
+    /// and so do the durations `−P′/P` and `−N′/N` (both decrease with `L`; when the inflows' smallest
+    /// duration on the cell exceeds the outflows' largest, or the reverse, `log P − log N` is monotone):
+    /// such a cell holds one root if its ends differ in sign (solved by Brent, or Newton's root if it
+    /// lies there) and none otherwise. The remaining cells are halved down to the finest width, where a sign
+    /// change is solved by Brent. Two roots closer than one finest cell, with no sign change between them,
+    /// can be missed (as by any scan); Newton's root is always kept.
+    static func bracketRoots(_ s: Series, settings: XIRRSettings, knownRoot: Double?, into roots: inout [Root]) {
+        let lo = evaluate(s, logGrowth: searchLow)
+        let hi = evaluate(s, logGrowth: searchHigh)
+        if lo.inflows == lo.outflows { roots.append((expm1(searchLow), 0, .brent)) }
+        search(s, lo, hi, depth: 0, knownRoot: knownRoot, settings: settings, into: &roots)
+    }
+
+    private static func search(
+        _ s: Series, _ e0: Evaluation, _ e1: Evaluation, depth: Int, knownRoot: Double?, settings: XIRRSettings,
+        into roots: inout [Root]
+    ) {
+        // Bring both ends to a common scale (factors ≤ 1: no overflow).
+        let common = max(e0.scale, e1.scale)
+        let s0 = e0.scale == common ? 1 : exp(e0.scale - common), s1 = e1.scale == common ? 1 : exp(e1.scale - common)
+        let p0 = e0.inflows * s0, n0 = e0.outflows * s0, dp0 = e0.inflowsSlope * s0, dn0 = e0.outflowsSlope * s0
+        let p1 = e1.inflows * s1, n1 = e1.outflows * s1, dp1 = e1.inflowsSlope * s1, dn1 = e1.outflowsSlope * s1
+        let w = e1.logGrowth - e0.logGrowth
+        let f0 = p0 - n0, f1 = p1 - n1
+        // Pruning must survive rounding: demand a margin well above the sums' rounding error (a few ulps
+        // per flow from the chained factors and the sums).
+        let relativeMargin = max(1e-12, 16 * Double(s.count) * Double.ulpOfOne)
+        let margin = relativeMargin * (p0 + n0 + p1 + n1)
+        // f′ = v − u with u = −P′, v = −N′ positive and convex; u′ = −P″, v′ = −N″.
+        let u0 = -dp0, v0 = -dn0, u1 = -dp1, v1 = -dn1
+        let du0 = -e0.inflowsCurvature * s0, dv0 = -e0.outflowsCurvature * s0
+        let du1 = -e1.inflowsCurvature * s1, dv1 = -e1.outflowsCurvature * s1
+        let slopeMargin = relativeMargin * (u0 + v0 + u1 + v1)
+        let slopeLower = max(min(v0 - u0, v0 + dv0 * w - u1), min(v1 - dv1 * w - u0, v1 - u1))
+        let slopeUpper = min(max(v0 - u0, v1 - u0 - du0 * w), max(v0 - u1 + du1 * w, v1 - u1))
+        // Durations: D_P = −P′/P and D_N = −N′/N are the discount-weighted mean times of the inflows and
+        // the outflows; both decrease with L (their derivative is minus a variance). log P − log N has
+        // derivative D_N − D_P, so if D_P(L₁) > D_N(L₀) it decreases across the whole cell (and increases
+        // if D_N(L₁) > D_P(L₀)): f then has at most one root there. Ratios need no common scale.
+        let durationMargin = relativeMargin * 4
+        let inflowsEarliest = u1 / p1, outflowsLatest = v0 / n0, outflowsEarliest = v1 / n1, inflowsLatest = u0 / p0
+        let logRatioMonotone = p0 > 0 && p1 > 0 && n0 > 0 && n1 > 0
+            && (inflowsEarliest > outflowsLatest * (1 + durationMargin) + durationMargin
+                || outflowsEarliest > inflowsLatest * (1 + durationMargin) + durationMargin)
+        let monotone = logRatioMonotone || slopeLower > slopeMargin || slopeUpper < -slopeMargin
+        let signChange = f0 != 0 && f1 != 0 && (f0 > 0) != (f1 > 0)
+        if monotone || depth == searchDepth {
+            if signChange {
+                let r0 = expm1(e0.logGrowth), r1 = expm1(e1.logGrowth)
+                if monotone, let knownRoot, knownRoot >= r0 && knownRoot <= r1 {
+                    roots.append((knownRoot, 0, .newton))
+                } else {
+                    let g0 = scaledNPV(s, rate: r0).scaled, g1 = scaledNPV(s, rate: r1).scaled
+                    if g0 != 0 && g1 != 0 && (g0 > 0) != (g1 > 0) {
+                        let found = brent(s, lo: e0.logGrowth, hi: e1.logGrowth, flo: g0, fhi: g1, settings: settings)
+                        roots.append((found.rate, found.iterations, .brent))
+                    }
+                }
+            } else if f1 == 0 {
+                roots.append((expm1(e1.logGrowth), 0, .brent))
+            }
+            return
+        }
+        if f0 > 0 && f1 > 0 {
+            let lowerFromLeftTangent = min(f0, p0 + dp0 * w - n1)
+            let lowerFromRightTangent = min(p1 - dp1 * w - n0, f1)
+            if max(lowerFromLeftTangent, lowerFromRightTangent) > margin { return }
+        } else if f0 < 0 && f1 < 0 {
+            let upperFromLeftTangent = max(f0, p1 - n0 - dn0 * w)
+            let upperFromRightTangent = max(p0 - n1 + dn1 * w, f1)
+            if min(upperFromLeftTangent, upperFromRightTangent) < -margin { return }
+        }
+        let mid = evaluate(s, logGrowth: 0.5 * (e0.logGrowth + e1.logGrowth))
+        search(s, e0, mid, depth: depth + 1, knownRoot: knownRoot, settings: settings, into: &roots)
+        search(s, mid, e1, depth: depth + 1, knownRoot: knownRoot, settings: settings, into: &roots)
+    }
+
+    /// The NPV's range over the scan grid (for the message of `noRootFound`; cold path).
+    @inline(never)
+    static func npvRange(_ s: Series) -> (minimum: Double, maximum: Double) {
+        var npvMin = Double.infinity, npvMax = -Double.infinity
+        for r in xirrScanRates {
+            // Chained factors are precise enough for a message.
+            let m = discountFactors(s, logGrowth: log1p(r), exact: false)
+            var g = 0.0
+            for i in 0..<s.count { g += s.amounts[i] * s.factors[i] }
+            let npv = g * exp(m)
+            if !npv.isNaN {
+                npvMin = min(npvMin, npv)
+                npvMax = max(npvMax, npv)
+            }
+        }
+        return (npvMin, npvMax)
+    }
+
+    /// Solves one validated series; `roots` is a reusable buffer.
+    static func solve(
+        _ s: Series, signChanges: Int, settings: XIRRSettings, roots: inout [Root]
+    ) throws(XIRRError) -> XIRRResult {
+        let (newtonRate, newtonIterations) = newton(s, settings: settings)
+        if let newtonRate, signChanges == 1 || settings.rootSearch == .newtonFirst {
+            return XIRRResult(rate: newtonRate, iterations: newtonIterations, method: .newton, otherRoots: [])
+        }
+        bracketRoots(s, settings: settings, knownRoot: newtonRate, into: &roots)
+        // Keep verified roots only (Newton's is verified), ascending, one copy of each (Newton's if any).
+        var kept = 0
+        for k in roots.indices where roots[k].method == .newton || isVerifiedRoot(roots[k].rate, s) {
+            roots[kept] = roots[k]
+            kept += 1
+        }
+        roots.removeLast(roots.count - kept)
+        if let newtonRate { roots.append((newtonRate, newtonIterations, .newton)) }
+        roots.sort { $0.rate < $1.rate }
+        kept = 0
+        for k in roots.indices {
+            if kept > 0 && abs(roots[k].rate - roots[kept - 1].rate) <= 1e-7 * (1 + abs(roots[k].rate)) {
+                if roots[k].method == .newton { roots[kept - 1] = roots[k] }
+                continue
+            }
+            roots[kept] = roots[k]
+            kept += 1
+        }
+        roots.removeLast(roots.count - kept)
+        guard !roots.isEmpty else {
+            let range = npvRange(s)
+            throw .noRootFound(
+                npvMinimum: range.minimum, npvMaximum: range.maximum,
+                lowestRate: xirrScanRates[0], highestRate: xirrScanRates[xirrScanRates.count - 1])
+        }
+        let guess = settings.guess
+        var chosen = 0
+        for k in roots.indices where abs(roots[k].rate - guess) < abs(roots[chosen].rate - guess) { chosen = k }
+        let best = roots[chosen]
+        var others: [Double] = []
+        if roots.count > 1 {
+            others.reserveCapacity(roots.count - 1)
+            for k in roots.indices where k != chosen { others.append(roots[k].rate) }
+        }
+        let iterations = best.method == .newton ? newtonIterations : newtonIterations + best.iterations
+        return XIRRResult(rate: best.rate, iterations: iterations, method: best.method, otherRoots: others)
+    }
+}
