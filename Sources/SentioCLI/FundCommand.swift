@@ -33,6 +33,11 @@ struct FundCommand: ParsableCommand {
     @Option(help: "Output format: table or json.")
     var format: TableOrJSON = .table
 
+    @Option(name: .customLong("report"), help: ArgumentHelp(
+        "Also write a self-contained HTML report (portfolio summary; per fund NAV, J-curve, multiples, PME, capital calls) to PATH (default: none).",
+        valueName: "PATH.html"))
+    var reportPath: String?
+
     enum TableOrJSON: String, ExpressibleByArgument, CaseIterable { case table, json }
 
     func validate() throws {
@@ -48,6 +53,9 @@ struct FundCommand: ParsableCommand {
         let report = try FundReport(
             events: events, metadata: metadata, index: indexSeries, asOf: asOf.flatMap { CivilDate(iso: $0) },
             dayCount: dayCount.dayCount)
+        if let path = reportPath {
+            try writeFundReport(report: report, events: events, index: indexSeries, to: path)
+        }
         switch format {
         case .table: print(report.table(), terminator: "")
         case .json: print(report.json(), terminator: "")
