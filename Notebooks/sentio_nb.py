@@ -72,6 +72,7 @@ def style() -> None:
                                                     PALETTE["negative"], PALETTE["muted"]]),
         "font.size": 10,
     })
+    pd.options.display.float_format = "{:,.4f}".format
 
 
 def goog_csv() -> Path:
