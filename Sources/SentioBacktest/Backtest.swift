@@ -1,0 +1,503 @@
+import SentioCore
+
+/// The portfolio simulator: runs a strategy over a market with a configuration.
+///
+/// Each timeline step, for every symbol that has a bar at that time, in this order:
+/// 1. **Open**: orders decided at the symbol's previous bar fill at this bar's open (`.nextOpen`):
+///    all exits first, then entries, in symbol order, so an exit's cash is available to an entry.
+/// 2. **Intrabar levels**: open positions are checked against the bar's low and high. The stop fires when
+///    `low ≤ stop` and fills at `min(open, stop)` (a gap through the level fills at the open); the target
+///    fires when `high ≥ target` and fills at `max(open, target)`. When one bar touches both, the stop
+///    wins (conservative: the bar's path is unknown). Levels are live on the entry bar with `.nextOpen`
+///    fills (the entry happened at the open, before the rest of the bar; backtesting.py does the same,
+///    its issue #119), and from the next bar with `.close` fills (the bar's range lies before the entry).
+/// 3. **Close**: positions are marked at the close; the strategy decides; with `.close` fills the orders
+///    execute at this close (exits first), otherwise they wait for the symbol's next bar.
+/// 4. Equity = cash + Σ shares × last close is recorded. A symbol without a bar keeps its last close.
+///
+/// Every order is either filled or rejected with a `RejectionReason`, and logged in `orders`. Orders
+/// still pending when the data ends are rejected with `.noBarForSymbol`. Long-only; one position per
+/// symbol (contributions add to it).
+public struct Backtest: Sendable {
+    public var configuration: BacktestConfiguration
+    /// Called every 4,096 timeline steps and at the end with (completed steps, total steps), for progress
+    /// display. It must be cheap; it is never called from more than one thread.
+    public var progress: (@Sendable (_ completedSteps: Int, _ totalSteps: Int) -> Void)?
+
+    public init(_ configuration: BacktestConfiguration = BacktestConfiguration(),
+                progress: (@Sendable (_ completedSteps: Int, _ totalSteps: Int) -> Void)? = nil) {
+        self.configuration = configuration
+        self.progress = progress
+    }
+
+    /// Runs `strategy` over `market`.
+    ///
+    /// - Throws: `BacktestError` for an invalid configuration, or whatever `strategy.prepare` throws.
+    public func run<S: Strategy>(_ strategy: S, on market: Market) throws -> BacktestResult {
+        var strategy = strategy
+        return try simulate(&strategy, on: market)
+    }
+
+    /// Runs `strategy` over `market`, leaving the strategy's final state in `strategy`.
+    public func run<S: Strategy>(_ strategy: inout S, on market: Market) throws -> BacktestResult {
+        try simulate(&strategy, on: market)
+    }
+
+    /// The body of both `run`s.
+    func simulate<S: Strategy>(_ strategy: inout S, on market: Market) throws -> BacktestResult {
+        if let problem = configuration.validationProblem() { throw BacktestError(problem) }
+        try strategy.prepare(market: market)
+        var engine = Engine(configuration: configuration, market: market)
+        engine.progress = progress
+        // Built-in strategies run a loop specialized for their concrete type (direct, inlinable `decide`
+        // calls): a generic called from another module would otherwise dispatch through the witness table.
+        let done = Self.asConcrete(RSIStrategy.self, &strategy) { engine.simulate(&$0) }
+            || Self.asConcrete(SignalStrategy.self, &strategy) { engine.simulate(&$0) }
+            || Self.asConcrete(BuyAndHoldStrategy.self, &strategy) { engine.simulate(&$0) }
+            || Self.asConcrete(DollarCostAveragingStrategy.self, &strategy) { engine.simulate(&$0) }
+        if !done { engine.simulate(&strategy) }
+        return engine.result(strategyName: strategy.name)
+    }
+
+    /// When `S` is `T`, calls `body` with `strategy` seen as a `T` and returns `true`.
+    private static func asConcrete<T: Strategy, S: Strategy>(_: T.Type, _ strategy: inout S, _ body: (inout T) -> Void) -> Bool {
+        guard S.self == T.self else { return false }
+        withUnsafeMutablePointer(to: &strategy) { pointer in
+            pointer.withMemoryRebound(to: T.self, capacity: 1) { body(&$0.pointee) }
+        }
+        return true
+    }
+}
+
+/// A pending order: at most one per symbol.
+private enum PendingKind: UInt8 { case none, buy, sell, contribute }
+
+/// A fixed-size buffer owned by the engine and freed by its `deinit`: writes need no uniqueness check.
+private struct Slots<Element> {
+    let base: UnsafeMutablePointer<Element>
+    let count: Int
+
+    init(repeating value: Element, count: Int) {
+        base = .allocate(capacity: Swift.max(count, 1))
+        base.initialize(repeating: value, count: count)
+        self.count = count
+    }
+
+    @inline(__always)
+    subscript(i: Int) -> Element {
+        get {
+            assert(i >= 0 && i < count, "slot index out of range")
+            return base[i]
+        }
+        nonmutating set {
+            assert(i >= 0 && i < count, "slot index out of range")
+            base[i] = newValue
+        }
+    }
+
+    var array: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    func free() {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+}
+
+/// The simulation state: one slot per symbol in contiguous arrays, preallocated; the step loop does
+/// not allocate except to append to the order and trade logs.
+private struct Engine: ~Copyable {
+    let configuration: BacktestConfiguration
+    let market: Market
+    let symbolCount: Int
+    let stepCount: Int
+    let commissionRate: Double
+    let fee: Double
+    let slippage: Double
+    // Per-symbol columns, hoisted out of `market.series`.
+    let opens: [[Double]], highs: [[Double]], lows: [[Double]], closes: [[Double]]
+    let times: [[Int64]]
+    let counts: [Int]
+    /// Every series has a bar at every timeline step.
+    let aligned: Bool
+    var progress: (@Sendable (Int, Int) -> Void)?
+
+    var cash: Double
+    var commissionsPaid = 0.0
+    var nextOrderID = 0
+
+    // Per-symbol cursors and marks.
+    let cursor: Slots<Int>
+    let hasBar: Slots<Bool>
+    let lastClose: Slots<Double>
+
+    // Per-symbol position.
+    let shares: Slots<Double>
+    let costBasis: Slots<Double>  // Σ shares × fill price of the open lots
+    let entryPrice: Slots<Double>  // the fill price of a single lot, the share-weighted average of several
+    let entryCommission: Slots<Double>
+    let entryStep: Slots<Int>
+    let entryBar: Slots<Int>
+    let stopPrice: Slots<Double>  // .nan: none
+    let targetPrice: Slots<Double>
+    let levelsLiveFromStep: Slots<Int>
+    var openCount = 0
+
+    // Per-symbol pending order.
+    let pendingKind: Slots<PendingKind>
+    let pendingID: Slots<Int>
+    let pendingStep: Slots<Int>
+    let pendingDecisionClose: Slots<Double>
+    let pendingStopPercent: Slots<Double>
+    let pendingTargetPercent: Slots<Double>
+    let pendingAmount: Slots<Double>
+
+    // Outputs.
+    let equityCurve: Slots<Double>
+    let cashCurve: Slots<Double>
+    let contributions: Slots<Double>
+    let exposed: Slots<Bool>
+    var trades: [ClosedTrade] = []
+    var orders: [OrderRecord] = []
+
+    init(configuration: BacktestConfiguration, market: Market) {
+        self.configuration = configuration
+        self.market = market
+        symbolCount = market.series.count
+        stepCount = market.timeline.count
+        commissionRate = configuration.costs.commissionRate
+        fee = configuration.costs.feePerOrder
+        slippage = configuration.costs.slippageBasisPoints / 10_000
+        cash = configuration.initialCapital
+        opens = market.series.map(\.open)
+        highs = market.series.map(\.high)
+        lows = market.series.map(\.low)
+        closes = market.series.map(\.close)
+        times = market.series.map(\.timestamps)
+        counts = market.series.map(\.count)
+        aligned = counts.allSatisfy { $0 == market.timeline.count }
+        cursor = Slots(repeating: 0, count: symbolCount)
+        hasBar = Slots(repeating: aligned, count: symbolCount)
+        lastClose = Slots(repeating: .nan, count: symbolCount)
+        shares = Slots(repeating: 0, count: symbolCount)
+        costBasis = Slots(repeating: 0, count: symbolCount)
+        entryPrice = Slots(repeating: 0, count: symbolCount)
+        entryCommission = Slots(repeating: 0, count: symbolCount)
+        entryStep = Slots(repeating: 0, count: symbolCount)
+        entryBar = Slots(repeating: 0, count: symbolCount)
+        stopPrice = Slots(repeating: .nan, count: symbolCount)
+        targetPrice = Slots(repeating: .nan, count: symbolCount)
+        levelsLiveFromStep = Slots(repeating: 0, count: symbolCount)
+        pendingKind = Slots(repeating: .none, count: symbolCount)
+        pendingID = Slots(repeating: 0, count: symbolCount)
+        pendingStep = Slots(repeating: 0, count: symbolCount)
+        pendingDecisionClose = Slots(repeating: .nan, count: symbolCount)
+        pendingStopPercent = Slots(repeating: .nan, count: symbolCount)
+        pendingTargetPercent = Slots(repeating: .nan, count: symbolCount)
+        pendingAmount = Slots(repeating: 0, count: symbolCount)
+        equityCurve = Slots(repeating: 0, count: stepCount)
+        cashCurve = Slots(repeating: 0, count: stepCount)
+        contributions = Slots(repeating: 0, count: stepCount)
+        exposed = Slots(repeating: false, count: stepCount)
+    }
+
+    deinit {
+        cursor.free()
+        hasBar.free()
+        lastClose.free()
+        shares.free()
+        costBasis.free()
+        entryPrice.free()
+        entryCommission.free()
+        entryStep.free()
+        entryBar.free()
+        stopPrice.free()
+        targetPrice.free()
+        levelsLiveFromStep.free()
+        pendingKind.free()
+        pendingID.free()
+        pendingStep.free()
+        pendingDecisionClose.free()
+        pendingStopPercent.free()
+        pendingTargetPercent.free()
+        pendingAmount.free()
+        equityCurve.free()
+        cashCurve.free()
+        contributions.free()
+        exposed.free()
+    }
+
+    /// Cash plus every position at its last close.
+    func markedEquity() -> Double {
+        var e = cash
+        for s in 0..<symbolCount where shares[s] > 0 { e += shares[s] * lastClose[s] }
+        return e
+    }
+
+    @inline(__always)  // into the per-strategy specialization, so `decide` is a direct call
+    mutating func simulate<S: Strategy>(_ strategy: inout S) {
+        let fillAtClose = configuration.fill == .close
+        for step in 0..<stepCount {
+            let time = market.timeline[step]
+            // With aligned data (every symbol has every timeline step) each symbol has a bar at each step
+            // and the timestamp comparison, a memory stream per symbol, is skipped.
+            if !aligned {
+                for s in 0..<symbolCount {
+                    let c = cursor[s]
+                    hasBar[s] = c < counts[s] && times[s][c] == time
+                }
+            }
+            let openAtStart = openCount
+            var filledThisStep = false
+
+            // 1. Pending orders fill at the open: exits, then entries.
+            if !fillAtClose {
+                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
+                    let o = opens[s][cursor[s]]
+                    filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
+                }
+                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
+                    let o = opens[s][cursor[s]]
+                    filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
+                }
+            }
+
+            // 2. Stop-loss and take-profit against the bar's range.
+            // Bar columns are read only when a level exists (fewer memory streams in the common case).
+            for s in 0..<symbolCount where hasBar[s] && shares[s] > 0 && step >= levelsLiveFromStep[s] {
+                let stop = stopPrice[s], target = targetPrice[s]
+                if stop.isNaN && target.isNaN { continue }
+                let b = cursor[s]
+                if !stop.isNaN && lows[s][b] <= stop {
+                    let price = Swift.min(opens[s][b], stop)
+                    closePosition(symbol: s, step: step, referencePrice: price, reason: .stopLoss, decidedStep: step, orderID: newOrderID())
+                    filledThisStep = true
+                } else if !target.isNaN && highs[s][b] >= target {
+                    let price = Swift.max(opens[s][b], target)
+                    closePosition(symbol: s, step: step, referencePrice: price, reason: .takeProfit, decidedStep: step, orderID: newOrderID())
+                    filledThisStep = true
+                }
+            }
+
+            // 3. Mark, then decide at the close.
+            for s in 0..<symbolCount where hasBar[s] { lastClose[s] = closes[s][cursor[s]] }
+            var equity = markedEquity()
+            for s in 0..<symbolCount where hasBar[s] {
+                let context = DecisionContext(
+                    symbol: s, bar: cursor[s], step: step, timestamp: time, shares: shares[s], cash: cash, equity: equity)
+                let decision = strategy.decide(context)
+                if record(decision, symbol: s, step: step) { equity = markedEquity() }
+            }
+            if fillAtClose {
+                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
+                    filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
+                }
+                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
+                    filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
+                }
+            }
+
+            // 4. Record.
+            equityCurve[step] = markedEquity()
+            cashCurve[step] = cash
+            exposed[step] = openAtStart > 0 || openCount > 0 || filledThisStep
+            for s in 0..<symbolCount where hasBar[s] { cursor[s] += 1 }
+            if let progress, step & 4095 == 4095 { progress(step + 1, stepCount) }
+        }
+        progress?(stepCount, stepCount)
+        // Orders that never found a bar to fill at.
+        for s in 0..<symbolCount where pendingKind[s] != .none {
+            let side: OrderSide = pendingKind[s] == .sell ? .sell : .buy
+            reject(symbol: s, side: side, step: stepCount - 1, reason: .noBarForSymbol)
+        }
+    }
+
+    mutating func newOrderID() -> Int {
+        nextOrderID += 1
+        return nextOrderID
+    }
+
+    /// Turns a decision into a pending order; returns whether cash changed (a deposit).
+    mutating func record(_ decision: Decision, symbol s: Int, step: Int) -> Bool {
+        switch decision {
+        case .hold:
+            return false
+        case .sell:
+            // By construction a symbol's pending order resolves at its next bar, before its next decision.
+            assert(pendingKind[s] == .none, "a pending order would be overwritten")
+            pendingKind[s] = .sell
+        case .buy(let stop, let target):
+            pendingKind[s] = .buy
+            pendingStopPercent[s] = stop ?? configuration.stopLossPercent ?? .nan
+            pendingTargetPercent[s] = target ?? configuration.takeProfitPercent ?? .nan
+        case .contribute(let amount):
+            pendingKind[s] = .contribute
+            pendingAmount[s] = amount
+        }
+        let id = newOrderID()
+        pendingID[s] = id
+        pendingStep[s] = step
+        pendingDecisionClose[s] = lastClose[s]
+        if case .contribute(let amount) = decision, amount.isFinite, amount > 0 {
+            cash += amount
+            contributions[step] += amount
+            return true
+        }
+        return false
+    }
+
+    mutating func reject(symbol s: Int, side: OrderSide, step: Int, reason: RejectionReason) {
+        orders.append(OrderRecord(
+            id: pendingID[s], symbol: s, side: side, reason: .signal, decidedStep: pendingStep[s], resolvedStep: step,
+            rejection: reason, fillPrice: .nan, shares: 0, commission: 0))
+        pendingKind[s] = .none
+    }
+
+    /// Fills or rejects the pending order of `s` at reference price `price`; returns whether it filled.
+    mutating func executePending(symbol s: Int, step: Int, price: Double) -> Bool {
+        switch pendingKind[s] {
+        case .none:
+            return false
+        case .sell:
+            guard shares[s] > 0 else {
+                reject(symbol: s, side: .sell, step: step, reason: .noOpenPosition)
+                return false
+            }
+            closePosition(symbol: s, step: step, referencePrice: price, reason: .signal, decidedStep: pendingStep[s], orderID: pendingID[s])
+            pendingKind[s] = .none
+            return true
+        case .buy, .contribute:
+            return executeBuy(symbol: s, step: step, price: price)
+        }
+    }
+
+    mutating func executeBuy(symbol s: Int, step: Int, price: Double) -> Bool {
+        let isContribution = pendingKind[s] == .contribute
+        if isContribution {
+            let amount = pendingAmount[s]
+            guard amount.isFinite && amount > 0 else {
+                reject(symbol: s, side: .buy, step: step, reason: .invalidAmount)
+                return false
+            }
+        } else if shares[s] > 0 {
+            reject(symbol: s, side: .buy, step: step, reason: .positionAlreadyOpen)
+            return false
+        }
+        let fillPrice = price * (1 + slippage)
+        let unitCost = fillPrice * (1 + commissionRate)
+        var budget: Double
+        if isContribution {
+            budget = pendingAmount[s]
+        } else {
+            switch configuration.sizing {
+            case .allIn:
+                budget = cash
+            case .equalWeight(let maxPositions):
+                guard openCount < maxPositions else {
+                    reject(symbol: s, side: .buy, step: step, reason: .maxPositionsReached)
+                    return false
+                }
+                budget = markedEquity() / Double(maxPositions)
+            case .fractionOfEquity(let fraction):
+                budget = markedEquity() * fraction
+            }
+        }
+        budget = Swift.min(budget, cash)
+        let raw = (budget - fee) / unitCost
+        var quantity = configuration.fractionalShares ? raw : raw.rounded(.down)
+        if !(quantity > 0) {
+            let affordable = configuration.fractionalShares ? cash > fee : (cash - fee) / unitCost >= 1
+            reject(symbol: s, side: .buy, step: step, reason: affordable ? .zeroSize : .insufficientCash)
+            return false
+        }
+        var notional = quantity * fillPrice
+        var commission = notional * commissionRate + fee
+        if notional + commission > cash {
+            // Only reachable through rounding with fractional shares: shave the quantity to what cash pays.
+            quantity = (cash - fee) / unitCost
+            quantity = quantity.nextDown
+            notional = quantity * fillPrice
+            commission = notional * commissionRate + fee
+            guard quantity > 0, notional + commission <= cash else {
+                reject(symbol: s, side: .buy, step: step, reason: .insufficientCash)
+                return false
+            }
+        }
+        cash -= notional + commission
+        commissionsPaid += commission
+        let bar = cursor[s]
+        if shares[s] == 0 {
+            entryStep[s] = step
+            entryBar[s] = bar
+            entryCommission[s] = 0
+            costBasis[s] = 0
+            openCount += 1
+            stopPrice[s] = .nan
+            targetPrice[s] = .nan
+            if !isContribution {
+                let reference = configuration.stopReference == .decisionClose ? pendingDecisionClose[s] : fillPrice
+                let stopPercent = pendingStopPercent[s], targetPercent = pendingTargetPercent[s]
+                if !stopPercent.isNaN { stopPrice[s] = reference * (1 - stopPercent / 100) }
+                if !targetPercent.isNaN { targetPrice[s] = reference * (1 + targetPercent / 100) }
+                levelsLiveFromStep[s] = configuration.fill == .close ? step + 1 : step
+            }
+        }
+        let isFirstLot = shares[s] == 0
+        shares[s] += quantity
+        costBasis[s] += notional
+        entryPrice[s] = isFirstLot ? fillPrice : costBasis[s] / shares[s]
+        entryCommission[s] += commission
+        orders.append(OrderRecord(
+            id: pendingID[s], symbol: s, side: .buy, reason: .signal, decidedStep: pendingStep[s], resolvedStep: step,
+            rejection: nil, fillPrice: fillPrice, shares: quantity, commission: commission))
+        pendingKind[s] = .none
+        return true
+    }
+
+    /// Sells the whole position of `s` at `referencePrice` (before slippage) and logs the trade.
+    mutating func closePosition(symbol s: Int, step: Int, referencePrice: Double, reason: ExitReason, decidedStep: Int, orderID: Int) {
+        let quantity = shares[s]
+        let fillPrice = referencePrice * (1 - slippage)
+        let proceeds = quantity * fillPrice
+        let commission = proceeds * commissionRate + fee
+        cash += proceeds - commission
+        commissionsPaid += commission
+        let averageEntry = entryPrice[s]
+        let totalCommission = entryCommission[s] + commission
+        let pnl = proceeds - costBasis[s] - totalCommission
+        let series = market.series[s]
+        trades.append(ClosedTrade(
+            symbol: series.symbol, symbolIndex: s, entryStep: entryStep[s], exitStep: step,
+            entryBar: entryBar[s], exitBar: cursor[s],
+            entryTime: series.timestamps[entryBar[s]], exitTime: series.timestamps[cursor[s]],
+            entryPrice: averageEntry, exitPrice: fillPrice, shares: quantity, pnl: pnl,
+            pnlPercent: pnl / costBasis[s] * 100, commission: totalCommission, signalType: "BUY", exitReason: reason))
+        orders.append(OrderRecord(
+            id: orderID, symbol: s, side: .sell, reason: reason, decidedStep: decidedStep, resolvedStep: step,
+            rejection: nil, fillPrice: fillPrice, shares: quantity, commission: commission))
+        shares[s] = 0
+        costBasis[s] = 0
+        entryCommission[s] = 0
+        stopPrice[s] = .nan
+        targetPrice[s] = .nan
+        openCount -= 1
+    }
+
+    borrowing func result(strategyName: String) -> BacktestResult {
+        var open = [OpenPosition]()
+        for s in 0..<symbolCount where shares[s] > 0 {
+            let series = market.series[s]
+            let value = shares[s] * lastClose[s]
+            open.append(OpenPosition(
+                symbol: series.symbol, symbolIndex: s, entryStep: entryStep[s], entryBar: entryBar[s],
+                entryTime: series.timestamps[entryBar[s]], entryPrice: entryPrice[s], shares: shares[s],
+                currentPrice: lastClose[s], marketValue: value, entryCommission: entryCommission[s],
+                unrealizedPnL: value - costBasis[s] - entryCommission[s],
+                stopPrice: stopPrice[s].isNaN ? nil : stopPrice[s], targetPrice: targetPrice[s].isNaN ? nil : targetPrice[s]))
+        }
+        return BacktestResult(
+            configuration: configuration, strategyName: strategyName, symbols: market.symbols,
+            timestamps: market.timeline, equity: equityCurve.array, cash: cashCurve.array, contributions: contributions.array,
+            exposed: exposed.array, trades: trades, openPositions: open, orders: orders.sorted { $0.id < $1.id },
+            commissionsPaid: commissionsPaid)
+    }
+}

@@ -1,0 +1,116 @@
+import SentioCore
+
+/// Why a position was closed.
+public enum ExitReason: String, Sendable, Codable {
+    /// The strategy decided to sell.
+    case signal
+    case stopLoss = "stop-loss"
+    case takeProfit = "take-profit"
+}
+
+/// Why an order was not filled. Rejections are results: each one is logged in `BacktestResult.orders`.
+public enum RejectionReason: String, Sendable, Codable {
+    /// The cash cannot pay for one share (or, with fractional shares, for anything after the fee).
+    case insufficientCash = "insufficient-cash"
+    /// The sizing rule's budget buys zero shares although the cash could pay for one.
+    case zeroSize = "zero-size"
+    /// The symbol has no later bar to fill at (the order was decided on its last bar).
+    case noBarForSymbol = "no-bar-for-symbol"
+    /// Equal-weight sizing already holds `maxPositions` positions.
+    case maxPositionsReached = "max-positions-reached"
+    /// A buy for a symbol that is already held (long-only, one position per symbol; DCA adds instead).
+    case positionAlreadyOpen = "position-already-open"
+    /// A sell for a symbol that is not held.
+    case noOpenPosition = "no-open-position"
+    /// A contribution amount that is not finite and positive.
+    case invalidAmount = "invalid-amount"
+}
+
+public enum OrderSide: String, Sendable, Codable { case buy, sell }
+
+/// One order and what became of it.
+public struct OrderRecord: Sendable, Equatable {
+    public var id: Int
+    public var symbol: Int
+    public var side: OrderSide
+    /// `signal` for strategy orders, `stop-loss`/`take-profit` for exits triggered by levels.
+    public var reason: ExitReason
+    /// The timeline step at whose close the order was decided (for level exits: the step they fired).
+    public var decidedStep: Int
+    /// The step at which it was filled or rejected.
+    public var resolvedStep: Int
+    /// `nil` when filled.
+    public var rejection: RejectionReason?
+    public var fillPrice: Double
+    public var shares: Double
+    /// Commission plus fixed fee paid on this fill.
+    public var commission: Double
+    public var isFilled: Bool { rejection == nil }
+}
+
+/// A round trip: a position opened and closed.
+public struct ClosedTrade: Sendable, Equatable {
+    public var symbol: String
+    public var symbolIndex: Int
+    /// Timeline steps and the symbol's bar indices of the entry and exit fills.
+    public var entryStep: Int, exitStep: Int
+    public var entryBar: Int, exitBar: Int
+    public var entryTime: Int64, exitTime: Int64
+    /// Fill prices after slippage (the entry price is the share-weighted average for added lots).
+    public var entryPrice: Double, exitPrice: Double
+    public var shares: Double
+    /// `shares × (exit − entry) − commissions and fees at entry and exit`.
+    public var pnl: Double
+    /// `pnl / (shares × entryPrice) × 100` (backtesting.py's `ReturnPct` × 100).
+    public var pnlPercent: Double
+    /// Commissions and fees paid at entry and exit.
+    public var commission: Double
+    /// `BUY`: the signal that opened the trade (long-only).
+    public var signalType: String
+    public var exitReason: ExitReason
+}
+
+/// A position still held at the end: marked to market, not counted as a closed trade.
+public struct OpenPosition: Sendable, Equatable {
+    public var symbol: String
+    public var symbolIndex: Int
+    public var entryStep: Int
+    public var entryBar: Int
+    public var entryTime: Int64
+    public var entryPrice: Double
+    public var shares: Double
+    /// The last close of the symbol.
+    public var currentPrice: Double
+    public var marketValue: Double
+    /// Commissions and fees paid at entry.
+    public var entryCommission: Double
+    /// `shares × (current − entry) − entry commissions and fees` (no exit cost assumed).
+    public var unrealizedPnL: Double
+    public var stopPrice: Double?
+    public var targetPrice: Double?
+}
+
+/// Everything a simulation produced.
+public struct BacktestResult: Sendable {
+    public var configuration: BacktestConfiguration
+    public var strategyName: String
+    public var symbols: [String]
+    /// The timeline (one entry per step) and per-step account values at the step's close.
+    public var timestamps: [Int64]
+    public var equity: [Double]
+    public var cash: [Double]
+    /// External deposits made at each step's close (DCA), 0 elsewhere.
+    public var contributions: [Double]
+    /// Whether any position was held at some moment of the step.
+    public var exposed: [Bool]
+    public var trades: [ClosedTrade]
+    public var openPositions: [OpenPosition]
+    public var orders: [OrderRecord]
+    /// Commissions and fixed fees paid over the run.
+    public var commissionsPaid: Double
+
+    public var finalEquity: Double { equity.last ?? configuration.initialCapital }
+    public var finalCash: Double { cash.last ?? configuration.initialCapital }
+    public var totalContributions: Double { contributions.reduce(0, +) }
+    public var rejectedOrders: [OrderRecord] { orders.filter { !$0.isFilled } }
+}

@@ -1,0 +1,32 @@
+import SentioCore
+import SentioSignals
+
+extension SignalStrategy {
+    /// The Sentio signal model (SentioSignals) as a strategy: at each bar's close the model's signal for
+    /// that bar (computed from bars `0...i` by a streaming `SignalModelState`) decides. BUY opens a position
+    /// sized by the sizing rule, with the signal's `stopLoss` (a negative percent) and `targetReturn` as stop
+    /// and profit target relative to the decision close (so the target is the signal's `profitTarget`);
+    /// SELL closes; HOLD, and warm-up bars, do nothing.
+    ///
+    /// - Throws: `SignalConfigError` for an invalid model configuration.
+    public static func sentio(config: SignalModelConfig = SignalModelConfig()) throws -> SignalStrategy {
+        try config.validate()
+        return SignalStrategy(name: "sentio") { series in
+            var state = SignalModelState(symbol: series.symbol, config: config)
+            var decisions = [SignalDecision]()
+            decisions.reserveCapacity(series.count)
+            for i in 0..<series.count {
+                let signal = try state.update(series[bar: i])
+                let action: SignalDecision.Action
+                switch signal.signalType {
+                case .buy: action = .buy
+                case .sell: action = .sell
+                case .hold: action = .hold
+                }
+                decisions.append(SignalDecision(
+                    action: action, stopLossPercent: signal.stopLoss, targetReturnPercent: signal.targetReturn))
+            }
+            return decisions
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import SentioCore
+import SentioIndicators
+
+/// Buys every symbol at its first bar and holds to the end.
+///
+/// With several symbols, pair it with `.equalWeight(maxPositions: symbolCount)` sizing: under all-in
+/// sizing the first symbol takes all the cash and the others are rejected (and logged) for
+/// insufficient cash.
+public struct BuyAndHoldStrategy: Strategy {
+    public init() {}
+    public var name: String { "buy-and-hold" }
+    public mutating func prepare(market: Market) throws {}
+    public mutating func decide(_ context: DecisionContext) -> Decision {
+        context.bar == 0 ? .buy() : .hold
+    }
+}
+
+/// Computes an indicator over a close series: the injection point through which strategies get their
+/// indicators from SentioIndicators (one implementation of each formula in the package).
+public typealias IndicatorProvider = @Sendable (_ close: [Double], _ period: Int) -> IndicatorSeries
+
+/// RSI mean reversion: buy when RSI < `lower`, sell when RSI > `upper` (long-only, one position per symbol).
+///
+/// The RSI is Wilder's RSI(`period`) of the close as TA-Lib computes it: SentioIndicators'
+/// `relativeStrengthIndex` unless another provider is injected (tests inject TA-Lib's own values). RSI at
+/// bar *i* uses closes `0...i` only. No decision is taken before the RSI's first valid bar (backtesting.py
+/// starts one bar later; see the README).
+public struct RSIStrategy: Strategy {
+    public var period: Int
+    public var lower: Double
+    public var upper: Double
+    private let rsi: IndicatorProvider
+    private var values: [IndicatorSeries] = []
+
+    public init(
+        period: Int = 14, lower: Double = 30, upper: Double = 70,
+        rsi: @escaping IndicatorProvider = { close, period in relativeStrengthIndex(close, period: period) }
+    ) {
+        precondition(period > 0, "RSI period must be positive")
+        precondition(lower < upper, "RSI lower threshold must be below the upper one")
+        self.period = period
+        self.lower = lower
+        self.upper = upper
+        self.rsi = rsi
+    }
+
+    public var name: String { "rsi" }
+
+    /// Computes the RSI of every symbol, in parallel over symbols.
+    public mutating func prepare(market: Market) throws {
+        let rsi = self.rsi, period = self.period, series = market.series
+        values = try concurrentMap(series.count) { rsi(series[$0].close, period) }
+    }
+
+    public mutating func decide(_ context: DecisionContext) -> Decision {
+        guard let value = values[context.symbol].value(at: context.bar), !value.isNaN else { return .hold }
+        if !context.isInvested && value < lower { return .buy() }
+        if context.isInvested && value > upper { return .sell }
+        return .hold
+    }
+}
+
+/// How often dollar-cost averaging invests.
+public enum ContributionPeriod: String, Sendable, CaseIterable {
+    /// ISO weeks (Monday to Sunday, UTC).
+    case week
+    /// Calendar months (UTC).
+    case month
+
+    /// A number that changes exactly when a new period starts.
+    @inlinable
+    public func periodKey(epochSeconds: Int64) -> Int {
+        let days = Int(floorDivide(epochSeconds, 86_400))
+        switch self {
+        case .week:
+            // 1970-01-01 was a Thursday; shifting by 3 days makes weeks start on Monday.
+            return Int(floorDivide(Int64(days + 3), 7))
+        case .month:
+            let date = CivilDate(daysSinceEpoch: days)
+            return date.year * 12 + date.month - 1
+        }
+    }
+}
+
+/// Dollar-cost averaging: at each symbol's first bar of every week or month, deposit
+/// `amount / symbolCount` of new money and buy that symbol with it. Never sells.
+///
+/// The deposits are external cash flows: the time-weighted return excludes them, the money-weighted
+/// return (XIRR of the deposits and the final value) includes them. Start it with
+/// `initialCapital: 0` to measure the contributions alone.
+public struct DollarCostAveragingStrategy: Strategy {
+    public var amount: Double
+    public var period: ContributionPeriod
+    /// The symbols to invest in; `nil`: every symbol of the market.
+    public var symbols: [String]?
+    private var invests: [Bool] = []
+    private var lastPeriod: [Int] = []
+    private var share = 0.0
+
+    public init(amount: Double, every period: ContributionPeriod, symbols: [String]? = nil) {
+        precondition(amount > 0 && amount.isFinite, "DCA amount must be positive")
+        self.amount = amount
+        self.period = period
+        self.symbols = symbols
+    }
+
+    public var name: String { "dca" }
+
+    public mutating func prepare(market: Market) throws {
+        let names = market.symbols
+        if let wanted = symbols {
+            for w in wanted where !names.contains(w) {
+                throw BacktestError("unknown symbol \(w) for DCA; available: \(names.joined(separator: ", "))")
+            }
+            invests = names.map { wanted.contains($0) }
+        } else {
+            invests = Array(repeating: true, count: names.count)
+        }
+        let count = invests.filter { $0 }.count
+        guard count > 0 else { throw BacktestError("DCA needs at least one symbol") }
+        share = amount / Double(count)
+        lastPeriod = Array(repeating: Int.min, count: names.count)
+    }
+
+    public mutating func decide(_ context: DecisionContext) -> Decision {
+        guard invests[context.symbol] else { return .hold }
+        let key = period.periodKey(epochSeconds: context.timestamp)
+        guard key != lastPeriod[context.symbol] else { return .hold }
+        lastPeriod[context.symbol] = key
+        return .contribute(amount: share)
+    }
+}
+
+/// One bar's output of a signal model, as the backtest needs it.
+public struct SignalDecision: Sendable, Equatable {
+    public enum Action: String, Sendable { case buy = "BUY", sell = "SELL", hold = "HOLD" }
+    public var action: Action
+    /// The signal's stop distance in percent (the signal model's `stopLoss`, e.g. −1.12; the sign is ignored).
+    public var stopLossPercent: Double
+    /// The signal's expected return in percent (`targetReturn`); a positive value sets the profit target.
+    public var targetReturnPercent: Double
+
+    public init(action: Action, stopLossPercent: Double = .nan, targetReturnPercent: Double = .nan) {
+        self.action = action
+        self.stopLossPercent = stopLossPercent
+        self.targetReturnPercent = targetReturnPercent
+    }
+}
+
+/// Per-symbol signal decisions for every bar of a series. The decision at bar *i* may use bars `0...i`.
+public typealias SignalProvider = @Sendable (_ series: OHLCVSeries) throws -> [SignalDecision]
+
+/// A strategy driven by a signal model: BUY opens a position (sized by the sizing rule) with the
+/// signal's stop and target; SELL closes it; HOLD does nothing. A BUY while invested and a SELL while
+/// flat are ignored (they are not orders).
+///
+/// The Sentio strategy is this adapter fed by SentioSignals (`SignalStrategy.sentio(config:)`); tests
+/// feed it synthetic decisions.
+public struct SignalStrategy: Strategy {
+    public let name: String
+    private let provider: SignalProvider
+    private var decisions: [[SignalDecision]] = []
+
+    public init(name: String = "sentio", provider: @escaping SignalProvider) {
+        self.name = name
+        self.provider = provider
+    }
+
+    /// Runs the provider on every symbol, in parallel over symbols.
+    public mutating func prepare(market: Market) throws {
+        let provider = self.provider, all = market.series
+        decisions = try concurrentMap(all.count) { k in
+            let series = all[k]
+            let d = try provider(series)
+            guard d.count == series.count else {
+                throw BacktestError("signal provider returned \(d.count) decisions for \(series.count) bars of \(series.symbol)")
+            }
+            return d
+        }
+    }
+
+    public mutating func decide(_ context: DecisionContext) -> Decision {
+        let d = decisions[context.symbol][context.bar]
+        switch d.action {
+        case .buy where !context.isInvested:
+            let stop = d.stopLossPercent.magnitude
+            let target = d.targetReturnPercent
+            return .buy(
+                stopLossPercent: stop > 0 && stop < 100 ? stop : nil,
+                takeProfitPercent: target > 0 && target.isFinite ? target : nil)
+        case .sell where context.isInvested:
+            return .sell
+        default:
+            return .hold
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import SentioCore
-import GRDB

@@ -1,0 +1,80 @@
+import Foundation
+import SentioBacktest
+import SentioCore
+import SentioTestSupport
+
+/// A strategy that replays decisions given per (symbol index, bar index).
+struct ScriptedStrategy: Strategy {
+    var script: [Int: [Int: Decision]]
+    var name: String { "scripted" }
+    mutating func prepare(market: Market) throws {}
+    mutating func decide(_ context: DecisionContext) -> Decision {
+        script[context.symbol]?[context.bar] ?? .hold
+    }
+}
+
+/// Records every decision a wrapped strategy takes, for look-ahead tests.
+struct RecordingStrategy<Base: Strategy>: Strategy {
+    var base: Base
+    var log: [(step: Int, symbol: Int, bar: Int, decision: Decision)] = []
+    var name: String { base.name }
+    mutating func prepare(market: Market) throws { try base.prepare(market: market) }
+    mutating func decide(_ context: DecisionContext) -> Decision {
+        let d = base.decide(context)
+        log.append((context.step, context.symbol, context.bar, d))
+        return d
+    }
+}
+
+/// A daily series from rows of (open, high, low, close), starting 2024-01-01 (one bar per day).
+func dailySeries(_ symbol: String, _ rows: [(Double, Double, Double, Double)], startDay: Int = 19_723, dayStride: Int = 1) -> OHLCVSeries {
+    var s = OHLCVSeries(symbol: symbol)
+    for (i, r) in rows.enumerated() {
+        s.append(timestamp: Int64(startDay + i * dayStride) * 86_400, open: r.0, high: r.1, low: r.2, close: r.3, volume: 1000)
+    }
+    return s
+}
+
+/// Flat bars at `price` (open = high = low = close).
+func flat(_ price: Double, count: Int) -> [(Double, Double, Double, Double)] {
+    Array(repeating: (price, price, price, price), count: count)
+}
+
+/// The GOOG daily series written by generate_backtest.py, and TA-Lib's RSI(14) of its close.
+func loadGOOG() throws -> (series: OHLCVSeries, talibRSI: [Double]) {
+    let columns = try loadNumericCSV("backtest/goog_daily.csv")
+    let ts = columns["timestamp"]!.map { Int64($0) }
+    let series = OHLCVSeries(
+        symbol: "GOOG", timestamps: ts, open: columns["open"]!, high: columns["high"]!, low: columns["low"]!,
+        close: columns["close"]!, volume: columns["volume"]!)
+    return (series, columns["talibRsi14"]!)
+}
+
+/// An RSI provider that returns TA-Lib's values from the fixture (first valid index 14 for period 14).
+func fixtureRSIProvider(_ values: [Double]) -> IndicatorProvider {
+    { close, period in
+        precondition(close.count == values.count && period == 14)
+        return IndicatorSeries(values: values, firstValidIndex: 14)
+    }
+}
+
+/// A random-walk market of `symbols` symbols with some missing bars, seeded.
+func randomMarket(symbols: Int, bars: Int, seed: UInt64, dropProbability: Double = 0.1) throws -> Market {
+    var rng = SplitMix64(seed: seed)
+    var list = [OHLCVSeries]()
+    for k in 0..<symbols {
+        var s = OHLCVSeries(symbol: "S\(k)")
+        var price = 50.0 + Double(k) * 10
+        for i in 0..<bars {
+            let open = price * exp(0.005 * rng.nextGaussian())
+            let close = open * exp(0.02 * rng.nextGaussian())
+            let high = max(open, close) * (1 + 0.01 * abs(rng.nextGaussian()))
+            let low = min(open, close) * (1 - 0.01 * abs(rng.nextGaussian()))
+            price = close
+            if i > 0 && Double.random(in: 0..<1, using: &rng) < dropProbability { continue }
+            s.append(timestamp: Int64(19_000 + i) * 86_400, open: open, high: high, low: low, close: close, volume: 1)
+        }
+        list.append(s)
+    }
+    return try Market(list)
+}
