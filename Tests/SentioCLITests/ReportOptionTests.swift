@@ -68,4 +68,38 @@ struct ReportOptionTests {
         #expect(run.status == 2)
         #expect(run.stderr.contains("/nonexistent-dir/r.html"))
     }
+
+    @Test("sentio backtest --report: headline equals the JSON, every symbol charted, closed trades show signal levels")
+    func backtestReport() throws {
+        let dir = try temporaryDirectory()
+        let path = dir.appendingPathComponent("run.html").path
+        let run = try runSentioForReport(["backtest", "--format", "json", "--report", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let html = try String(contentsOfFile: path, encoding: .utf8)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        for key in ["finalEquity", "totalReturnPercent", "sharpeRatio", "maxDrawdownPercent", "exposurePercent"] {
+            let expected = try #require(json[key] as? Double, "\(key) in JSON")
+            let shown = try #require(statValue(html, key).flatMap(Double.init), "\(key) in report")
+            expectClose(shown, expected, relative: 1e-12)
+        }
+        let trades = try #require(json["tradeCount"] as? Int)
+        #expect(trades > 0)
+        #expect(statValue(html, "tradeCount") == "\(Double(trades))")
+        for symbol in ["FAS", "FAZ", "LABD", "LABU", "SOXL", "SOXS", "SPXL", "SPXS", "SQQQ", "TNA", "TQQQ", "TZA"] {
+            #expect(html.contains("data-chart=\"price-\(symbol)\""))
+        }
+        // The Sentio strategy's stops and targets come from its signals: every closed trade has both.
+        let exits = html.components(separatedBy: "data-marker=\"exit\"").count - 1
+        #expect(exits == trades)
+        #expect(html.components(separatedBy: "data-level=\"stop\"").count - 1 >= trades)
+        #expect(html.components(separatedBy: "data-level=\"target\"").count - 1 >= trades)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["run.html"])
+    }
+
+    @Test("--report and --trades on the same file is a usage error")
+    func sameFile() throws {
+        let run = try runSentioForReport(["backtest", "--trades", "/tmp/x.csv", "--report", "/tmp/x.csv"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--report"))
+    }
 }
