@@ -33,6 +33,11 @@ def binary() -> str:
     return str(max(existing, key=lambda p: p.stat().st_mtime))
 
 
+def binary_label() -> str:
+    """The binary's path relative to the repository (for printing)."""
+    return os.path.relpath(binary(), ROOT)
+
+
 def run(*args) -> str:
     """Runs `sentio ARGS` from the repository root; raises with its standard error when it fails."""
     cmd = [binary(), *map(str, args)]
