@@ -17,6 +17,8 @@ public typealias RecordedBuyLevels = [Int: [Int: BuyLevels]]
 /// Wraps a strategy and records the stop-loss and take-profit distances of each of its buy decisions, so
 /// that a report can draw the levels of closed trades (the simulator keeps levels only while a position
 /// is open). Everything else is forwarded unchanged: the run's results are those of the wrapped strategy.
+/// Recording inserts into a dictionary on each buy decision (an allocation the `Strategy` contract otherwise
+/// avoids), so wrap only runs that produce a report, not benchmarks.
 public struct LevelRecordingStrategy<Base: Strategy>: Strategy {
     public var base: Base
     /// Per symbol index, the levels of each buy decision keyed by the decision bar.

@@ -82,6 +82,11 @@ struct ReportOptionTests {
             let shown = try #require(statValue(html, key).flatMap(Double.init), "\(key) in report")
             expectClose(shown, expected, relative: 1e-12)
         }
+        // Recording the levels for the report does not change the run.
+        let plain = try runSentioForReport(["backtest", "--format", "json"])
+        let plainJSON = try #require(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
+        #expect(plainJSON["finalEquity"] as? Double == json["finalEquity"] as? Double)
+        #expect(plainJSON["tradeCount"] as? Int == json["tradeCount"] as? Int)
         let trades = try #require(json["tradeCount"] as? Int)
         #expect(trades > 0)
         #expect(statValue(html, "tradeCount") == "\(Double(trades))")
