@@ -132,18 +132,4 @@ func emit(_ bytes: [UInt8], to path: String?) throws {
 }
 
 /// A JSON string literal for `s`.
-func jsonString(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
-}
+func jsonString(_ s: String) -> String { JSONText.quoted(s) }

@@ -179,20 +179,6 @@ public enum SignalEncoding {
 
     /// Appends `text` as a JSON string literal (RFC 8259 escaping).
     static func appendString(_ out: inout String, _ text: String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        JSONText.appendQuoted(text, to: &out)
     }
 }

@@ -47,6 +47,8 @@ public final class SentioDatabase: Sendable {
     public init(path: String, mode: OpenMode = .createIfMissing, busyTimeoutSeconds: Double = 10) throws {
         self.path = path
         self.busyTimeoutSeconds = busyTimeoutSeconds
+        let openingLock = OpeningLock(forFileAt: path)
+        defer { openingLock.release() }
         try Self.checkFile(path: path, mode: mode)
 
         var configuration = Configuration()
