@@ -1,5 +1,10 @@
 import Foundation
 import SentioCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A headline figure: its machine key (`data-stat`), label, exact value and displayed text.
 public struct Statistic: Sendable, Equatable {
@@ -126,21 +131,21 @@ public struct HTMLPage {
     }
 }
 
-/// Writes `contents` to `path` atomically: a temporary file in the same directory, then a rename.
+/// Writes `contents` to `path` atomically: a temporary file in the same directory, then `rename(2)`, which
+/// replaces an existing file in one step (readers see the old or the new report, never half of one).
 public func writeReportAtomically(_ contents: String, to path: String) throws {
     let url = URL(fileURLWithPath: path)
     let directory = url.deletingLastPathComponent()
     let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
     do {
         try Data(contents.utf8).write(to: temporary)
-        if FileManager.default.fileExists(atPath: url.path) {
-            _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-        } else {
-            try FileManager.default.moveItem(at: temporary, to: url)
-        }
     } catch {
+        throw ReportWriteError(path: path, reason: error.localizedDescription)
+    }
+    if rename(temporary.path, url.path) != 0 {
+        let reason = String(cString: strerror(errno))
         try? FileManager.default.removeItem(at: temporary)
-        throw ReportWriteError(path: path, reason: "\(error.localizedDescription)")
+        throw ReportWriteError(path: path, reason: reason)
     }
 }
 

@@ -107,4 +107,16 @@ struct ReportOptionTests {
         #expect(run.status == 2)
         #expect(run.stderr.contains("--report"))
     }
+
+    @Test("A relative report path is written, and written again over an existing report")
+    func relativePathReplaced() throws {
+        let name = ".build/report-option-test-\(UUID().uuidString).html"
+        defer { try? FileManager.default.removeItem(at: repositoryRoot.appendingPathComponent(name)) }
+        for asOf in ["2020-12-31", "2024-12-31"] {
+            let run = try runSentioForReport(["fund", "Data/funds/events.csv", "--as-of", asOf, "--report", name])
+            #expect(run.status == 0, "\(run.stderr)")
+            let html = try String(contentsOf: repositoryRoot.appendingPathComponent(name), encoding: .utf8)
+            #expect(html.contains("as of \(asOf)"))
+        }
+    }
 }
