@@ -113,6 +113,12 @@ extension BacktestReportContent {
         let benchmark = config.initialCapital > 0
             ? equalWeightBuyAndHold(series: market.series, timeline: result.timestamps, initialCapital: config.initialCapital) : nil
 
+        var invested: [Double]? = nil
+        if result.totalContributions > 0 {
+            var total = config.initialCapital
+            invested = result.contributions.map { total += $0; return total }
+        }
+
         var trades: [Trade] = []
         let filledBuys = result.orders.filter { $0.isFilled && $0.side == .buy }
         func levels(symbol: Int, entryStep: Int, entryPrice: Double) -> (stop: Double?, target: Double?) {
@@ -139,7 +145,8 @@ extension BacktestReportContent {
         }
         self.init(title: title ?? "Backtest: \(result.strategyName)", subtitle: subtitle, headline: headline, conventions: conventions,
                   times: result.timestamps, equity: result.equity, periodReturns: aligned,
-                  benchmarkName: "Buy & hold (equal weight)", benchmark: benchmark, prices: market.series, trades: trades)
+                  benchmarkName: "Buy & hold (equal weight)", benchmark: benchmark, prices: market.series, trades: trades,
+                  invested: invested)
     }
 }
 

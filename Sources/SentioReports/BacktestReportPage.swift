@@ -39,17 +39,20 @@ public struct BacktestReportContent: Sendable {
     public var periodReturns: [Double]
     public var benchmarkName: String
     public var benchmark: [Double]?
+    /// Money put in so far (initial capital plus deposits) at each step, drawn when there are deposits.
+    public var invested: [Double]?
     /// Price history per symbol (closes), for the per-symbol charts.
     public var prices: [OHLCVSeries]
     public var trades: [Trade]
 
     public init(title: String, subtitle: String, headline: [Statistic], conventions: String, times: [Int64],
                 equity: [Double], periodReturns: [Double], benchmarkName: String, benchmark: [Double]?,
-                prices: [OHLCVSeries], trades: [Trade]) {
+                prices: [OHLCVSeries], trades: [Trade], invested: [Double]? = nil) {
         precondition(times.count == equity.count && times.count == periodReturns.count, "misaligned series")
         self.title = title; self.subtitle = subtitle; self.headline = headline; self.conventions = conventions
         self.times = times; self.equity = equity; self.periodReturns = periodReturns
         self.benchmarkName = benchmarkName; self.benchmark = benchmark; self.prices = prices; self.trades = trades
+        self.invested = invested
     }
 }
 
@@ -75,8 +78,12 @@ public struct BacktestReportRenderer: Sendable {
         if let benchmark = content.benchmark {
             equitySeries.append(ChartSeries(name: content.benchmarkName, times: content.times, values: benchmark, tone: .neutral, style: .dashed))
         }
+        if let invested = content.invested {
+            equitySeries.append(ChartSeries(name: "Invested (capital + deposits)", times: content.times, values: invested, tone: .muted, style: .dashed))
+        }
         page.heading("Equity", id: "equity")
-        var equityChart = TimeSeriesChart(id: "equity", title: "Equity vs \(content.benchmarkName)", series: equitySeries, valueFormat: .amount)
+        let equityTitle = content.benchmark == nil ? "Equity" : "Equity vs \(content.benchmarkName)"
+        var equityChart = TimeSeriesChart(id: "equity", title: equityTitle, series: equitySeries, valueFormat: .amount)
         equityChart.maxPointsPerSeries = maxPointsPerSeries
         page.chart(equityChart)
 

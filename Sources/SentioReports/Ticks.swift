@@ -43,10 +43,15 @@ func niceNumber(_ x: Double, round: Bool) -> Double {
     return nice * power
 }
 
-/// Decimals needed to tell ticks `step` apart.
+/// Decimals needed to write multiples of `step` exactly: the fewest `d` with `step × 10ᵈ` a whole number
+/// (0.25 → 2, 2.5 → 1, 50 → 0), at most 10.
 func decimals(forStep step: Double) -> Int {
     guard step.isFinite, step > 0 else { return 0 }
-    return max(0, Int((-log10(step)).rounded(.up)))
+    for d in 0...10 {
+        let scaled = step * pow(10, Double(d))
+        if abs(scaled - scaled.rounded()) <= 1e-9 * max(1, scaled) { return d }
+    }
+    return 10
 }
 
 /// A date-axis tick: its instant (UTC epoch seconds) and label.

@@ -12,13 +12,19 @@ public enum ValueFormat: Sendable, Equatable {
     /// Plain numbers with the decimals the tick step needs.
     case plain
 
-    func tickLabel(_ value: Double, step: Double) -> String {
+    /// Labels for an axis's ticks. Amounts use one unit for the whole axis (chosen by its largest tick) so
+    /// that `5K` never sits under `10K` written as `5,000`.
+    func tickLabels(_ ticks: [Double], step: Double) -> [String] {
         let d = decimals(forStep: step)
         switch self {
-        case .amount: return NumberText.compact(value, decimals: min(3, max(1, d)))
-        case .percent: return NumberText.fixed(value, decimals: d) + "%"
-        case .multiple: return NumberText.fixed(value, decimals: max(1, d), grouping: false) + "x"
-        case .plain: return NumberText.fixed(value, decimals: d)
+        case .amount:
+            let largest = ticks.map(abs).max() ?? 0
+            let (divisor, suffix): (Double, String) = largest >= 1e9 ? (1e9, "B") : largest >= 1e6 ? (1e6, "M") : largest >= 1e4 ? (1e3, "K") : (1, "")
+            let scaledDecimals = decimals(forStep: step / divisor)
+            return ticks.map { $0 == 0 ? "0" : NumberText.fixed($0 / divisor, decimals: scaledDecimals) + suffix }
+        case .percent: return ticks.map { NumberText.fixed($0, decimals: d) + "%" }
+        case .multiple: return ticks.map { NumberText.fixed($0, decimals: max(1, d), grouping: false) + "x" }
+        case .plain: return ticks.map { NumberText.fixed($0, decimals: d) }
         }
     }
 }
@@ -171,11 +177,11 @@ public struct TimeSeriesChart: Sendable {
 
         // Value axis: grid lines and labels.
         w.open("g", ["class": "y-axis", "data-ticks": "\(ticks.count)"])
-        for v in ticks {
+        for (v, label) in zip(ticks, valueFormat.tickLabels(ticks, step: step)) {
             let yy = c(y(v))
             w.open("line", ["class": "grid", "x1": c(plotLeft), "x2": c(plotRight), "y1": yy, "y2": yy], selfClosing: true)
             w.element("text", ["x": c(plotLeft - 8), "y": c(y(v) + 4), "text-anchor": "end", "data-value": NumberText.exact(v)],
-                      text: valueFormat.tickLabel(v, step: step))
+                      text: label)
         }
         w.close("g")
         if yLow < 0, yHigh > 0 {

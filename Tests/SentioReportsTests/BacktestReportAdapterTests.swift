@@ -117,4 +117,20 @@ struct BacktestReportAdapterTests {
             #expect(shown.targetPrice == decisionClose * 1.1)
         }
     }
+
+    @Test("DCA: no buy-and-hold benchmark without initial capital; the invested line is capital plus deposits")
+    func dollarCostAveraging() throws {
+        let market = try Self.market(bars: 120)
+        let config = BacktestConfiguration(initialCapital: 0, sizing: .equalWeight(maxPositions: 2), fractionalShares: true)
+        let result = try Backtest(config).run(DollarCostAveragingStrategy(amount: 500, every: .month), on: market)
+        let content = BacktestReportContent(result: result, statistics: BacktestStatistics(result), market: market)
+        #expect(content.benchmark == nil)
+        let invested = try #require(content.invested)
+        #expect(invested.last == result.totalContributions)
+        #expect(zip(invested, invested.dropFirst()).allSatisfy { $0 <= $1 })
+        let root = try expectSelfContained(BacktestReportRenderer().render(content))
+        let equity = try #require(chart(root, "equity"))
+        #expect(Set(seriesPaths(equity).keys) == ["Strategy", "Invested (capital + deposits)"])
+        #expect(equity.all("title").first?.text == "Equity")
+    }
 }

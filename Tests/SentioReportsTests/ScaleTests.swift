@@ -61,4 +61,17 @@ struct ScaleTests {
         let decades = dateTicks(start: CivilDate(iso: "1990-06-01")!.epochSeconds, end: CivilDate(iso: "2025-01-01")!.epochSeconds, maxCount: 8)
         #expect(decades.map(\.label) == ["1995", "2000", "2005", "2010", "2015", "2020", "2025"])
     }
+
+    @Test("Amount axes use one unit for every tick")
+    func amountLabels() {
+        #expect(ValueFormat.amount.tickLabels([0, 5_000, 10_000, 15_000], step: 5_000) == ["0", "5K", "10K", "15K"])
+        #expect(ValueFormat.amount.tickLabels([0, 2_500, 5_000], step: 2_500) == ["0", "2,500", "5,000"])
+        #expect(ValueFormat.amount.tickLabels([-5e6, 0, 5e6, 1e7], step: 5e6) == ["-5M", "0", "5M", "10M"])
+        #expect(ValueFormat.amount.tickLabels([1.5e6, 2e6], step: 5e5) == ["1.5M", "2.0M"])
+        #expect(ValueFormat.percent.tickLabels([-2.5, 0, 2.5], step: 2.5) == ["-2.5%", "0.0%", "2.5%"])
+        #expect(ValueFormat.multiple.tickLabels([0, 0.5, 1], step: 0.5) == ["0.0x", "0.5x", "1.0x"])
+        #expect(ValueFormat.plain.tickLabels([0.2, 0.4], step: 0.2) == ["0.2", "0.4"])
+        #expect(ValueFormat.plain.tickLabels([0, 0.25], step: 0.25) == ["0.00", "0.25"])
+        #expect(ValueFormat.plain.tickLabels([100, 200], step: 100) == ["100", "200"])
+    }
 }
