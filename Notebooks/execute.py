@@ -36,4 +36,5 @@ for path in args.notebooks:
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, target)
     print(f"{status:6} {path.name} in {time.monotonic() - started:.1f} s -> {target}")
+print(f"notebooks: {len(args.notebooks) - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)
