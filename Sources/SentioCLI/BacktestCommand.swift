@@ -16,6 +16,9 @@ struct BacktestCommand: ParsableCommand {
         discussion: """
             PATH: CSV files or directories of SYMBOL.csv files (symbol from the file name). Without PATH the \
             bundled sample universe Data/market (relative to the current directory) is used.
+            Stored bars: with --db FILE and no PATH the bars come from that store (see `sentio import`). PATH and \
+            --db together are allowed only with --save: PATH is then the data and --db the store the run is saved \
+            to. --symbols, --from and --to select bars the same way from CSV files and from the store.
             Decisions are taken at a bar's close; by default they fill at the symbol's next open. Stop-loss \
             and take-profit levels are checked against each bar's low and high (a gap fills at the open; a bar \
             touching both exits at the stop) and are live on the entry bar with next-open fills.
@@ -26,7 +29,7 @@ struct BacktestCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("CSV files or directories of SYMBOL.csv files (default: Data/market).", valueName: "PATH"))
+    @Argument(help: ArgumentHelp("CSV files or directories of SYMBOL.csv files (default: Data/market; with --db, the stored bars).", valueName: "PATH"))
     var paths: [String] = []
 
     @Option(help: ArgumentHelp(
@@ -110,6 +113,8 @@ struct BacktestCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
+    @OptionGroup var range: BarRangeOptions
+
     func validate() throws {
         if let c = capital, !(c > 0 && c.isFinite) { throw ValidationError("--capital must be a positive amount, got \(c)") }
         if !(commission >= 0 && commission < 1) { throw ValidationError("--commission must be a rate in [0, 1), got \(commission)") }
@@ -140,7 +145,8 @@ struct BacktestCommand: ParsableCommand {
             if capital != nil { throw ValidationError("--capital conflicts with --strategy dca: DCA starts with no cash and deposits --amount each period") }
             if stopLoss != nil || takeProfit != nil { throw ValidationError("--stop-loss and --take-profit do not apply to --strategy dca (it never sells)") }
         }
-        if !save && (label != nil || store.database != nil) { throw ValidationError("--label and --db apply to --save only") }
+        if !save && label != nil { throw ValidationError("--label applies to --save only") }
+        try validateDataSource()
         let outputs = [trades, equity, portfolio, reportPath].compactMap { $0 }
         if Set(outputs).count != outputs.count { throw ValidationError("--trades, --equity, --portfolio and --report must be different files") }
     }
@@ -195,7 +201,7 @@ struct BacktestCommand: ParsableCommand {
 
     /// The data directories/files given, or the bundled sample universe.
     func dataPaths() throws -> [String] {
-        if !paths.isEmpty { return paths }
+        if !paths.isEmpty || readsStore { return paths }
         let sample = FileManager.default.currentDirectoryPath + "/Data/market"
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: sample, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -207,6 +213,7 @@ struct BacktestCommand: ParsableCommand {
     }
 
     func loadMarket() throws -> Market {
+        if readsStore { return try loadStoredMarket() }
         let files = try OHLCVReader.expand(paths: try dataPaths())
         var series = try Self.readConcurrently(files)
         if let list = symbols {
@@ -221,6 +228,7 @@ struct BacktestCommand: ParsableCommand {
                 return match
             }
         }
+        series = try filteredByRange(series)
         return try Market(series)
     }
 
@@ -410,6 +418,9 @@ struct BacktestReport {
         return .object([
             ("strategy", .string(command.strategy.rawValue)),
             ("paths", .array((try? command.dataPaths())?.map { .string($0) } ?? [])),
+            ("database", command.readsStore ? .string(command.store.path) : .null),
+            ("from", .value(command.resolvedRange.lower.map { iso8601(epochSeconds: $0) })),
+            ("to", .value(command.resolvedRange.upper.map { iso8601(epochSeconds: $0) })),
             ("symbols", .array(result.symbols.map { .string($0) })),
             ("initialCapital", .number(c.initialCapital)),
             ("commissionRate", .number(c.costs.commissionRate)),

@@ -13,10 +13,14 @@ struct FundCommand: ParsableCommand {
             --meta gives fund names (CSV `id,name,manager,domicile,vintage` or JSON with those keys); \
             --index a CSV `date,close` for the PME measures (level on or before each flow date).
             Rates are decimal fractions in JSON (0.15 = 15%), percentages in the table.
+            Store: `sentio fund FILE [--meta M] --save [--db DB]` also saves the events (and the metadata) in the \
+            store (DB, else the default store), replacing the stored events of each fund in FILE; \
+            `sentio fund --db DB` (no FILE) reports on every fund stored there, with the stored metadata, ordered by \
+            first event date. FILE with --db needs --save; --meta needs FILE.
             """)
 
-    @Argument(help: "Fund events CSV: fund_id,date,type,amount[,due_date,status].")
-    var file: String
+    @Argument(help: "Fund events CSV: fund_id,date,type,amount[,due_date,status]. Default: none; then --db DB reads the stored events.")
+    var file: String?
 
     @Option(help: "Fund metadata, CSV (id,name,manager,domicile,vintage) or JSON. Default: none (names null).")
     var meta: String?
@@ -40,15 +44,20 @@ struct FundCommand: ParsableCommand {
 
     enum TableOrJSON: String, ExpressibleByArgument, CaseIterable { case table, json }
 
+    @Flag(help: "Also save FILE's events and --meta metadata in the store (--db DB, else the default store).")
+    var save = false
+
+    @OptionGroup var store: StoreOptions
+
     func validate() throws {
         if let asOf, CivilDate(iso: asOf) == nil {
             throw ValidationError("--as-of must be a date YYYY-MM-DD, got '\(asOf)'")
         }
+        try validateDataSource()
     }
 
     func run() throws {
-        let events = try FundEventFile(text: try readTextFile(file, role: "fund events"), file: file)
-        let metadata = try meta.map { try FundMetadataFile(text: try readTextFile($0, role: "metadata"), file: $0) }
+        let (events, metadata) = try loadEventsAndMetadata()
         let indexSeries = try index.map { try IndexSeries(text: try readTextFile($0, role: "index"), file: $0) }
         let report = try FundReport(
             events: events, metadata: metadata, index: indexSeries, asOf: asOf.flatMap { CivilDate(iso: $0) },
@@ -56,6 +65,7 @@ struct FundCommand: ParsableCommand {
         if let path = reportPath {
             try writeFundReport(report: report, events: events, index: indexSeries, to: path)
         }
+        if save { try saveToStore(events, metadata: metadata) }
         switch format {
         case .table: print(report.table(), terminator: "")
         case .json: print(report.json(), terminator: "")

@@ -138,10 +138,16 @@ struct SignalsCommand: ParsableCommand {
             bar with "warmUp" and "status"; CSV: one row per bar). The model (features, target, fit, score, \
             confidence, rules) is described in the README's Signals section. Output is deterministic: the same input \
             and options give the same bytes. Files given with --output are written atomically.
+            Store: with --db FILE and no PATH the bars come from that store (see `sentio import`); --symbols, --from \
+            and --to select bars the same way from CSV files and from the store (the model sees only the selected \
+            bars, so --from shortens its warm-up history). --save writes the signals printed (every bar's with \
+            --history, else the latest per symbol) to the store's signal history as model "sentio", replacing \
+            stored signals of the same symbol and time; the store is --db FILE, else the default. PATH and --db \
+            together are allowed only with --save: PATH is then the data and --db where the signals are saved.
             """
     )
 
-    @Argument(help: ArgumentHelp("CSV files or directories of SYMBOL.csv files (default: Data/market).", valueName: "PATH"))
+    @Argument(help: ArgumentHelp("CSV files or directories of SYMBOL.csv files (default: Data/market; with --db, the stored bars).", valueName: "PATH"))
     var paths: [String] = []
 
     @Flag(help: "Write every bar's signal (for charts and research) instead of the latest per symbol.")
@@ -159,6 +165,16 @@ struct SignalsCommand: ParsableCommand {
     @Flag(help: "Skip bad CSV rows (reporting them on standard error) instead of failing on the first one.")
     var lenient = false
 
+    @Option(help: ArgumentHelp("Comma-separated symbols to use, in this order (default: all, in file or stored order).", valueName: "LIST"))
+    var symbols: String?
+
+    @OptionGroup var range: BarRangeOptions
+
+    @Flag(help: "Save the signals printed in the store's signal history (--db FILE, else the default store).")
+    var save = false
+
+    @OptionGroup var store: StoreOptions
+
     @OptionGroup(title: "Model parameters")
     var model: SignalModelOptions
 
@@ -166,27 +182,29 @@ struct SignalsCommand: ParsableCommand {
         if format == .csv && precision == .display {
             throw ValidationError("--precision display applies to JSON only; CSV output is always full precision")
         }
+        if !paths.isEmpty && store.database != nil && !save {
+            throw ValidationError(
+                "give either PATH (CSV input) or --db FILE (stored bars), not both; "
+                    + "with --save, PATH is the data and --db the store the signals are saved to")
+        }
+        if readsStore && lenient { throw ValidationError("--lenient applies to CSV input only, not to stored bars") }
     }
 
     func run() throws {
         let config = try model.resolve()
-        let inputs = paths.isEmpty ? ["Data/market"] : paths
-        let results = try OHLCVReader.readAllWithReports(paths: inputs, options: ReadOptions(lenient: lenient))
-        var seen: Set<String> = []
-        for result in results {
-            let symbol = result.series.symbol
-            guard seen.insert(symbol).inserted else {
-                throw UsageError("symbol \(symbol) appears in more than one input file; give each symbol once")
-            }
-            for skipped in result.skipped { printError("warning: skipped \(skipped.description)") }
-        }
-        let files = try OHLCVReader.expand(paths: inputs)
-        let perSymbol = try zip(results, files).map { result, file in
+        let inputs = try readsStore ? loadStoredInputs() : loadCSVInputs()
+        let perSymbol = try inputs.map { series, source in
             do {
-                return try SignalModel.evaluate(result.series, config: config)
+                return try SignalModel.evaluate(series, config: config)
             } catch let error as SignalInputError {
-                throw UsageError("\(file): \(error.description)")
+                throw UsageError("\(source): \(error.description)")
             }
+        }
+        if save {
+            let saved = history ? perSymbol.flatMap { $0 } : perSymbol.compactMap(\.last)
+            let database = try store.open(mode: .createIfMissing)
+            let count = try database.saveSignals(saved.map { StoredSignal($0) })
+            printError("saved \(count) signal(s) to \(database.path)")
         }
 
         let text: String
@@ -205,5 +223,47 @@ struct SignalsCommand: ParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(text.utf8))
         }
+    }
+
+    /// True when the bars come from the store: `--db` given and no PATH.
+    var readsStore: Bool { paths.isEmpty && store.database != nil }
+
+    /// The CSV series (with the file each came from, for messages), selected by `--symbols`, `--from`, `--to`.
+    func loadCSVInputs() throws -> [(series: OHLCVSeries, source: String)] {
+        let inputs = paths.isEmpty ? ["Data/market"] : paths
+        let results = try OHLCVReader.readAllWithReports(paths: inputs, options: ReadOptions(lenient: lenient))
+        var seen: Set<String> = []
+        for result in results {
+            let symbol = result.series.symbol
+            guard seen.insert(symbol).inserted else {
+                throw UsageError("symbol \(symbol) appears in more than one input file; give each symbol once")
+            }
+            for skipped in result.skipped { printError("warning: skipped \(skipped.description)") }
+        }
+        let files = try OHLCVReader.expand(paths: inputs)
+        var selected = zip(results, files).map { (series: $0.series, source: $1) }
+        if let symbols {
+            let available = selected.map(\.series.symbol)
+            // Symbols come from file names; match them without regard to case, as `sentio backtest` does.
+            selected = try parseSymbolList(symbols).map { wanted in
+                guard let match = selected.first(where: { $0.series.symbol.uppercased() == wanted.uppercased() }) else {
+                    throw UsageError("unknown symbol \(wanted) in --symbols; the data has \(available.joined(separator: ", "))")
+                }
+                return match
+            }
+        }
+        let range = try self.range.resolve()
+        if !range.isUnbounded {
+            selected = selected.map { (series: range.apply(to: $0.series), source: $0.source) }
+            try range.requireBars(in: selected.map(\.series), source: inputs.joined(separator: ", "))
+        }
+        return selected
+    }
+
+    /// The stored series of `--symbols` (default all) within `--from`/`--to`; the store must exist.
+    func loadStoredInputs() throws -> [(series: OHLCVSeries, source: String)] {
+        let database = try store.open(mode: .existingOnly)
+        let series = try loadStoredSeries(from: database, symbols: try symbols.map(parseSymbolList), range: try range.resolve())
+        return series.map { (series: $0, source: "\(database.path) symbol \($0.symbol)") }
     }
 }

@@ -131,26 +131,36 @@ public struct FundEventFile: Sendable {
         guard !fundIDs.isEmpty else {
             throw FundInputError(file: file, line: nil, field: nil, message: "no events after the header")
         }
+        self.fundIDs = fundIDs
+        self.eventsByFund = try Self.checkedAndSorted(fundIDs: fundIDs, eventsByFund: byFund, file: file)
+    }
+
+    /// The per-fund rules shared by every way of building the file (see `init(text:file:)`); returns each fund's
+    /// events sorted by date (stable). Events with `line` 0 (not from a file) are reported without a line.
+    static func checkedAndSorted(
+        fundIDs: [String], eventsByFund: [String: [FundEvent]], file: String
+    ) throws(FundInputError) -> [String: [FundEvent]] {
+        var byFund = eventsByFund
+        func line(_ e: FundEvent) -> Int? { e.line > 0 ? e.line : nil }
         for id in fundIDs {
             let events = byFund[id]!
             guard let start = events.filter({ $0.type == .commitment }).map(\.date).min() else {
-                throw FundInputError(file: file, line: events[0].line, field: "fund_id",
+                throw FundInputError(file: file, line: line(events[0]), field: "fund_id",
                     message: "fund '\(id)' has no commitment event: its first event must be its commitment")
             }
             for e in events where e.date < start {
-                throw FundInputError(file: file, line: e.line, field: "date",
+                throw FundInputError(file: file, line: line(e), field: "date",
                     message: "\(e.date) is before fund '\(id)''s first event, its commitment on \(start)")
             }
             let sorted = events.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
             let firstCall = sorted.first { $0.type == .call }?.date
             for e in sorted where e.type == .nav && (firstCall == nil || e.date < firstCall!) {
-                throw FundInputError(file: file, line: e.line, field: "type",
+                throw FundInputError(file: file, line: line(e), field: "type",
                     message: "NAV on \(e.date) for fund '\(id)' without any capital call on or before that date")
             }
             byFund[id] = sorted
         }
-        self.fundIDs = fundIDs
-        self.eventsByFund = byFund
+        return byFund
     }
 
     /// The last event date over all funds.

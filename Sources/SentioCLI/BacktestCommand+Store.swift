@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Sentio
+
+// `sentio backtest` on stored bars (`--db FILE` without PATH) and the `--from`/`--to` range for both sources.
+// Kept apart from BacktestCommand.swift so the store wiring stays in one place.
+
+extension BacktestCommand {
+    /// True when the bars come from the store: `--db` given and no PATH.
+    var readsStore: Bool { paths.isEmpty && store.database != nil }
+
+    /// `--from`/`--to` as epoch seconds (already checked by `validate()`; unbounded if they do not parse).
+    var resolvedRange: BarRange { (try? range.resolve()) ?? BarRange() }
+
+    /// PATH with `--db` is ambiguous unless `--save` (then PATH is the data and `--db` where the run goes).
+    func validateDataSource() throws {
+        if !paths.isEmpty && store.database != nil && !save {
+            throw ValidationError(
+                "give either PATH (CSV input) or --db FILE (stored bars), not both; "
+                    + "with --save, PATH is the data and --db the store the run is saved to")
+        }
+    }
+
+    /// The stored bars of `--symbols` (default all) within `--from`/`--to`; the store must exist.
+    func loadStoredMarket() throws -> Market {
+        let database = try store.open(mode: .existingOnly)
+        let wanted = try symbols.map(parseSymbolList)
+        return try Market(try loadStoredSeries(from: database, symbols: wanted, range: resolvedRange))
+    }
+
+    /// CSV series cut to `--from`/`--to`; a symbol left without bars is a usage error.
+    func filteredByRange(_ series: [OHLCVSeries]) throws -> [OHLCVSeries] {
+        let range = resolvedRange
+        if range.isUnbounded { return series }
+        let filtered = series.map(range.apply)
+        try range.requireBars(in: filtered, source: try dataPaths().joined(separator: ", "))
+        return filtered
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import Sentio
+
+// `sentio fund` and the store: `FILE --save [--db DB]` saves the events, `--db DB` without FILE reads them back.
+
+extension FundCommand {
+    /// FILE or `--db` gives the events; FILE with `--db` only makes sense with `--save`.
+    func validateDataSource() throws {
+        if file == nil {
+            if store.database == nil {
+                throw ValidationError("give a fund events FILE, or --db DB to report on the fund events stored there")
+            }
+            if save { throw ValidationError("--save needs a fund events FILE to save") }
+            if meta != nil { throw ValidationError("--meta applies to FILE input; with --db the stored metadata is used") }
+        } else if store.database != nil && !save {
+            throw ValidationError(
+                "give either FILE or --db DB as the source of fund events, not both; with --save, FILE is saved into --db")
+        }
+    }
+
+    /// The events and metadata from FILE and --meta, or from the store.
+    func loadEventsAndMetadata() throws -> (FundEventFile, FundMetadataFile?) {
+        guard let file else { return try loadStored() }
+        let events = try FundEventFile(text: try readTextFile(file, role: "fund events"), file: file)
+        let metadata = try meta.map { try FundMetadataFile(text: try readTextFile($0, role: "metadata"), file: $0) }
+        return (events, metadata)
+    }
+
+    /// Every stored fund, ordered by its first event date and then id (a file lists its funds in its own order;
+    /// for the bundled sample, whose funds are in commitment order, the report is the same). Funds without
+    /// stored metadata get none (names null); with no metadata stored at all the report has none.
+    func loadStored() throws -> (FundEventFile, FundMetadataFile?) {
+        let database = try store.open(mode: .existingOnly)
+        let events = try database.loadFundEvents().map(FundEvent.init(stored:))
+        guard !events.isEmpty else {
+            throw UsageError("the store \(database.path) holds no fund events (save some with `sentio fund FILE --save --db \(database.path)`)")
+        }
+        var firstDate: [String: CivilDate] = [:]
+        for e in events { firstDate[e.fundID] = min(firstDate[e.fundID] ?? e.date, e.date) }
+        let order = firstDate.keys.sorted { (firstDate[$0]!, $0) < (firstDate[$1]!, $1) }
+        let source = "\(database.path) (stored fund events)"
+        let eventFile = try FundEventFile(events: events, fundOrder: order, file: source)
+        let stored = try database.loadFundMetadata().map(FundMetadata.init(stored:))
+        guard !stored.isEmpty else { return (eventFile, nil) }
+        let described = Set(stored.map(\.id))
+        let placeholders = order.filter { !described.contains($0) }.map { FundMetadata(id: $0) }
+        return (eventFile, FundMetadataFile(funds: stored + placeholders, file: "\(database.path) (stored fund metadata)"))
+    }
+
+    /// Saves the events (each fund's stored events are replaced) and metadata in one transaction.
+    func saveToStore(_ events: FundEventFile, metadata: FundMetadataFile?) throws {
+        let database = try store.open(mode: .createIfMissing)
+        let records = events.fundIDs.flatMap { events.eventsByFund[$0]!.map(StoredFundEvent.init) }
+        let described = (metadata?.funds.values.sorted { $0.id < $1.id } ?? []).map(StoredFundMetadata.init)
+        try database.saveFundEvents(records, metadata: described)
+        printError("saved \(records.count) event(s) of \(events.fundIDs.count) fund(s) to \(database.path)")
+    }
+}
