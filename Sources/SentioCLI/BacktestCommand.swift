@@ -100,6 +100,11 @@ struct BacktestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the final portfolio as JSON (the mobile GET /portfolio shape) to PATH.", valueName: "PATH"))
     var portfolio: String?
 
+    @Option(name: .customLong("report"), help: ArgumentHelp(
+        "Also write a self-contained HTML report (statistics, equity vs buy-and-hold, drawdown, monthly returns, trades per symbol) to PATH (default: none).",
+        valueName: "PATH.html"))
+    var reportPath: String?
+
     @Flag(help: "Save the run (configuration, statistics, trades, equity curve) in the store given by --db; list it with `sentio runs`.")
     var save = false
 
@@ -142,8 +147,8 @@ struct BacktestCommand: ParsableCommand {
         }
         if !save && label != nil { throw ValidationError("--label applies to --save only") }
         try validateDataSource()
-        let outputs = [trades, equity, portfolio].compactMap { $0 }
-        if Set(outputs).count != outputs.count { throw ValidationError("--trades, --equity and --portfolio must be different files") }
+        let outputs = [trades, equity, portfolio, reportPath].compactMap { $0 }
+        if Set(outputs).count != outputs.count { throw ValidationError("--trades, --equity, --portfolio and --report must be different files") }
     }
 
     func run() throws {
@@ -153,24 +158,35 @@ struct BacktestCommand: ParsableCommand {
         let backtestConfiguration = makeConfiguration(symbolCount: market.series.count)
         let progressBar = BacktestProgressBar(started: started)
         let backtest = Backtest(backtestConfiguration, progress: { done, total in progressBar.update(done, total) })
+        var buyLevels = RecordedBuyLevels()
+        // With --report, record each buy decision's stop/target (the simulator keeps them only while open).
+        func simulate<S: Strategy>(_ strategy: S) throws -> BacktestResult {
+            guard reportPath != nil else { return try backtest.run(strategy, on: market) }
+            var recorder = LevelRecordingStrategy(strategy)
+            defer { buyLevels = recorder.buyLevels }
+            return try backtest.run(&recorder, on: market)
+        }
         let result: BacktestResult
         switch strategy {
         case .sentio:
-            result = try backtest.run(try SignalStrategy.sentio(config: SignalModelConfig()), on: market)
+            result = try simulate(try SignalStrategy.sentio(config: SignalModelConfig()))
         case .rsi:
             let rsi = RSIStrategy(period: rsiPeriod ?? 14, lower: rsiLower ?? 30, upper: rsiUpper ?? 70)
-            result = try backtest.run(rsi, on: market)
+            result = try simulate(rsi)
         case .buyAndHold:
-            result = try backtest.run(BuyAndHoldStrategy(), on: market)
+            result = try simulate(BuyAndHoldStrategy())
         case .dca:
             let period: ContributionPeriod = (every ?? .month) == .week ? .week : .month
-            result = try backtest.run(DollarCostAveragingStrategy(amount: amount ?? 1_000, every: period), on: market)
+            result = try simulate(DollarCostAveragingStrategy(amount: amount ?? 1_000, every: period))
         }
         progressBar.finish()
         let statistics = BacktestStatistics(result)  // money-weighted return by SentioFunds' xirr
         let report = BacktestReport(command: self, market: market, result: result, statistics: statistics)
         if let path = trades { try BacktestOutputFile.write(report.tradesCSV(), to: path) }
         if let path = equity { try BacktestOutputFile.write(report.equityCSV(), to: path) }
+        if let path = reportPath {
+            try writeBacktestReport(result: result, statistics: statistics, market: market, buyLevels: buyLevels, to: path)
+        }
         if let path = portfolio { try BacktestOutputFile.write(report.portfolioJSON().rendered(pretty: true) + "\n", to: path) }
         if save {
             let database = try store.open(mode: .createIfMissing)

@@ -37,6 +37,11 @@ struct FundCommand: ParsableCommand {
     @Option(help: "Output format: table or json.")
     var format: TableOrJSON = .table
 
+    @Option(name: .customLong("report"), help: ArgumentHelp(
+        "Also write a self-contained HTML report (portfolio summary; per fund NAV, J-curve, multiples, PME, capital calls) to PATH (default: none).",
+        valueName: "PATH.html"))
+    var reportPath: String?
+
     enum TableOrJSON: String, ExpressibleByArgument, CaseIterable { case table, json }
 
     @Flag(help: "Also save FILE's events and --meta metadata in the store (--db DB, else the default store).")
@@ -57,6 +62,9 @@ struct FundCommand: ParsableCommand {
         let report = try FundReport(
             events: events, metadata: metadata, index: indexSeries, asOf: asOf.flatMap { CivilDate(iso: $0) },
             dayCount: dayCount.dayCount)
+        if let path = reportPath {
+            try writeFundReport(report: report, events: events, index: indexSeries, to: path)
+        }
         if save { try saveToStore(events, metadata: metadata) }
         switch format {
         case .table: print(report.table(), terminator: "")
