@@ -458,7 +458,7 @@ def render_table(results, machine):
             cells = [r["workload"], "-", r.get("peer", "-"), "-", "-", "-", f"skipped: {r['skipped']}", "-"]
         else:
             ratio = "-" if r["ratio"] is None else (f"{r['ratio']:.3f}" if r["ratio"] >= 0.1 else f"{r['ratio']:.2g}")
-            met = {True: "met", False: "NOT met", None: ""}[r["targetMet"]]
+            met = {True: "met", False: "NOT met", None: "no verdict at this size"}[r["targetMet"]]
             target = f"{r['target']}: {met}" if r["target"] else "-"
             cells = [r["workload"], fmt_size(r["size"], r["unit"]), r["peer"], fmt_seconds(r["peerMedianSeconds"]),
                      fmt_seconds(r["sentioMedianSeconds"]), ratio, r["agreement"], target]
