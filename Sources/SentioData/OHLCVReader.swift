@@ -326,7 +326,7 @@ public enum OHLCVReader {
                 @inline(__always)
                 func number(_ column: Int, _ field: Int, _ line: Int) throws(CSVError) -> Double {
                     let start = s[column], count = e[column] - start
-                    if let value = DecimalParser.parse(b + start, count: count) {
+                    if let value = DecimalParser.parse(b + start, count: count, readable: n - start) {
                         if value.isFinite { return value }
                         throw .notFinite(file: file, line: line, field: fieldNames[field], value: text(buffer, start, e[column]))
                     }
