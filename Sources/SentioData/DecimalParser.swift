@@ -126,29 +126,28 @@ public enum DecimalParser {
     /// The SWAR fast path of ``parse(_:count:readable:)``; `nil` means "not this shape" (not "invalid").
     @inline(__always)
     static func parseEightBytes(_ p: UnsafePointer<UInt8>, count n: Int) -> Double? {
-        let ones: UInt64 = 0x0101_0101_0101_0101, zeros: UInt64 = 0x3030_3030_3030_3030
-        var word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
-        // Bytes past the field become 0 (neither a digit nor a dot).
-        if n < 8 { word &= (1 &<< UInt64(8 * n)) &- 1 }
-        // The first `.`: the lowest byte flagged by the zero-byte test of word XOR "........" is exact.
+        let zeros: UInt64 = 0x3030_3030_3030_3030
+        // Shifting the field to the top of the word drops the bytes that follow it; the freed low bytes are 0.
+        let word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)) &<< UInt64(8 * (8 - n))
+        // Every `.` (exact zero-byte test of word XOR "........", no false positives); take the lowest.
         let x = word ^ 0x2E2E_2E2E_2E2E_2E2E
-        let dotFlags = (x &- ones) & ~x & 0x8080_8080_8080_8080
+        let dotFlags = ~(((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x) & 0x8080_8080_8080_8080
         var digits = word
         var digitCount = n
         var fractionDigits = 0
         if dotFlags != 0 {
-            let dot = dotFlags.trailingZeroBitCount >> 3  // < n
-            let below = dot == 0 ? 0 : word & ((1 &<< UInt64(8 * dot)) &- 1)
-            let above = dot == 7 ? 0 : (word &>> UInt64(8 * (dot + 1))) &<< UInt64(8 * dot)
-            digits = below | above
+            let dot = dotFlags.trailingZeroBitCount >> 3  // ≥ 8 − n
+            let shift = UInt64(8 * dot)
+            // Remove the dot: the bytes below it move up one byte, the ones above stay (right-aligned).
+            let below = word & ((1 &<< shift) &- 1)
+            let above = ((word &>> shift) & ~0xFF) &<< shift
+            digits = above | (below &<< 8)
             digitCount = n - 1
-            fractionDigits = n - 1 - dot
+            fractionDigits = 7 - dot
             if digitCount == 0 { return nil }
         }
-        // Right-align the digits (first digit in the lowest byte of the field's last `digitCount` bytes) and
-        // pad with leading '0' bytes.
-        let pad = UInt64(8 * (8 - digitCount))
-        digits = digitCount == 8 ? digits : (digits &<< pad) | (zeros &>> UInt64(8 * digitCount))
+        // Pad the 8 − digitCount low bytes (leading positions) with '0'.
+        digits |= (zeros &>> UInt64(8 * digitCount - 8)) &>> 8
         // All eight bytes must be ASCII digits (a second dot, a sign, `e` or a space fail here).
         guard (digits & 0xF0F0_F0F0_F0F0_F0F0) | (((digits &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) &>> 4)
             == 0x3333_3333_3333_3333
