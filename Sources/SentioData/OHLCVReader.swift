@@ -319,6 +319,10 @@ public enum OHLCVReader {
 
         var starts = [Int](repeating: 0, count: columnCount)
         var ends = [Int](repeating: 0, count: columnCount)
+        // Accepted rows are staged in a small block (L1/L2-resident) and appended to the series' six arrays
+        // a block at a time: one bulk copy per column instead of six capacity and uniqueness checks per row.
+        var block = BarBlock()
+        defer { block.deallocate() }
         try starts.withUnsafeMutableBufferPointer { (startsBuffer) throws(CSVError) in
             try ends.withUnsafeMutableBufferPointer { (endsBuffer) throws(CSVError) in
                 let s = startsBuffer.baseAddress!, e = endsBuffer.baseAddress!
@@ -379,7 +383,8 @@ public enum OHLCVReader {
                         }
                         lastTimestamp = timestamp
                         lastLine = line
-                        series.append(timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume)
+                        block.append(timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume)
+                        if block.isFull { block.flush(into: &series) }
                     } catch {
                         if !lenient { throw error }
                         skipped.append(SkippedRow(line: line, error: error))
@@ -387,8 +392,54 @@ public enum OHLCVReader {
                 }
             }
         }
+        block.flush(into: &series)
         if series.isEmpty { throw .noRows(file: file, skipped: skipped.count) }
         return ReadResult(series: series, skipped: skipped)
+    }
+
+    /// A fixed-size staging area for accepted bars (struct of arrays, like `OHLCVSeries`).
+    struct BarBlock {
+        static let capacity = 1024
+        let timestamps = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+        let open = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        let high = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        let low = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        let close = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        let volume = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        var count = 0
+
+        var isFull: Bool { count == Self.capacity }
+
+        @inline(__always)
+        mutating func append(timestamp: Int64, open o: Double, high h: Double, low l: Double, close c: Double, volume v: Double) {
+            timestamps[count] = timestamp
+            open[count] = o
+            high[count] = h
+            low[count] = l
+            close[count] = c
+            volume[count] = v
+            count += 1
+        }
+
+        mutating func flush(into series: inout OHLCVSeries) {
+            guard count > 0 else { return }
+            series.timestamps.append(contentsOf: UnsafeBufferPointer(start: timestamps, count: count))
+            series.open.append(contentsOf: UnsafeBufferPointer(start: open, count: count))
+            series.high.append(contentsOf: UnsafeBufferPointer(start: high, count: count))
+            series.low.append(contentsOf: UnsafeBufferPointer(start: low, count: count))
+            series.close.append(contentsOf: UnsafeBufferPointer(start: close, count: count))
+            series.volume.append(contentsOf: UnsafeBufferPointer(start: volume, count: count))
+            count = 0
+        }
+
+        func deallocate() {
+            timestamps.deallocate()
+            open.deallocate()
+            high.deallocate()
+            low.deallocate()
+            close.deallocate()
+            volume.deallocate()
+        }
     }
 
     @inline(never)
