@@ -585,6 +585,10 @@ enum XIRRKernel {
     /// running total `Sₖ = Σ_{i≤k} bᵢ`, `k < n−1`, keeps one strict sign (the running NPV never crosses zero
     /// before the end), `r*` is the only root: no scan is needed and the full search would return the same.
     ///
+    /// (Evaluated at a point `r` near the root rather than at the root itself, the forward sums bound the
+    /// roots above `r` and the backward ones, `f(r) − Sₖ₋₁`, those below, by 0 + 1 or 1 + 0 depending on the
+    /// sign of `f(r)`: still at most one root in all.)
+    ///
     /// Rounding: `r*` is within `δL ≈ 2|f|/|f′|` (in `L = log(1+r)`) of the exact root, over which each `Sₖ`
     /// moves by at most `δL·Σ|bᵢ|tᵢ` (times `e^(t_max·δL)`); the sums must clear that and their own rounding
     /// error with a wide margin, and the slope may not vanish within `δL`. Otherwise this returns `false`
@@ -617,6 +621,9 @@ enum XIRRKernel {
         var running = 0.0
         var sign = 0.0
         for i in 0..<(n - 1) {
+            // Laguerre's rule orders terms by exponent: the year fractions must not decrease with the date
+            // (true of every day count here; checked rather than assumed).
+            guard t[i + 1] >= t[i] else { return false }
             running += a[i] * w[i]
             guard abs(running) > margin else { return false }
             let current: Double = running > 0 ? 1 : -1

@@ -6,10 +6,12 @@ import Testing
 @testable import SentioFunds
 
 /// Solves one series with the default full root search, with or without the uniqueness certificate.
-private func solveFull(_ f: [CashFlow], guess: Double, certify: Bool) -> Result<XIRRResult, XIRRError> {
+private func solveFull(
+    _ f: [CashFlow], guess: Double, certify: Bool, dayCount: DayCount = .actual365Fixed
+) -> Result<XIRRResult, XIRRError> {
     var workspace = XIRRWorkspace(capacity: f.count)
     var settings = XIRRSettings(
-        dayCount: .actual365Fixed, guess: guess, tolerance: 1e-12, maxIterations: 100, rootSearch: .full)
+        dayCount: dayCount, guess: guess, tolerance: 1e-12, maxIterations: 100, rootSearch: .full)
     settings.certifyUniqueRoot = certify
     let days = f.map(\.date.daysSinceEpoch), amounts = f.map(\.amount)
     return days.withUnsafeBufferPointer { d in
@@ -103,6 +105,23 @@ struct XIRRCertificationTests {
         // The shortcut is exercised, and so is the search for several roots.
         #expect(certifiedWithSeveralSignChanges > 500)
         #expect(severalRoots > 0)
+    }
+
+    @Test("every day count: results with the certificate equal the exhaustive search's")
+    func everyDayCount() {
+        var rng = SplitMix64(seed: 99)
+        for k in 0..<400 {
+            // Irregular dates (any day of the month, 30/360 end-of-month rules included).
+            var f = privateEquityHistory(&rng, months: [12, 36][k % 2], lateCallChance: 0.2)
+            for i in f.indices {
+                f[i].date = CivilDate(daysSinceEpoch: f[i].date.daysSinceEpoch + Int.random(in: 0...3, using: &rng))
+            }
+            for dayCount in DayCount.allCases {
+                #expect(
+                    solveFull(f, guess: 0.1, certify: true, dayCount: dayCount)
+                        == solveFull(f, guess: 0.1, certify: false, dayCount: dayCount), "series \(k), \(dayCount)")
+            }
+        }
     }
 
     @Test("never certifies a root when there are others")
