@@ -169,20 +169,24 @@ public enum OHLCVReader {
     static let requiredNames = ["timestamp", "open", "high", "low", "close", "volume"]
 
     @inline(__always)
-    static func isSpace(_ c: UInt8) -> Bool { c == 32 || c == 9 }
+    static func isSpace(_ c: UInt8) -> Bool { c <= 32 && (c == 32 || c == 9) }
 
     /// Index of the first `,` in `[start, end)`, or `end`. Scans 8 bytes at a time (SWAR zero-byte test on
     /// `word XOR 0x2C2C…`: the lowest flagged byte is exactly the first comma on little-endian machines).
+    /// Words may extend past `end` up to `readableEnd` (the end of the buffer), so a short last cell needs
+    /// no byte loop; a comma found at or past `end` counts as none.
     @inline(__always)
-    static func firstComma(_ b: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
+    static func firstComma(_ b: UnsafePointer<UInt8>, from start: Int, to end: Int, readableEnd: Int) -> Int {
         var j = start
         let raw = UnsafeRawPointer(b)
-        while j + 8 <= end {
+        while j < end && j + 8 <= readableEnd {
             let x = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: j, as: UInt64.self)) ^ 0x2C2C_2C2C_2C2C_2C2C
             let found = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
-            if found != 0 { return j + found.trailingZeroBitCount >> 3 }
+            if found != 0 { return min(j + found.trailingZeroBitCount >> 3, end) }
             j += 8
         }
+        // Fewer than 8 readable bytes left in the buffer (or none left before `end`).
+        j = min(j, end)
         while j < end, b[j] != UInt8(ascii: ",") { j += 1 }
         return j
     }
@@ -191,7 +195,7 @@ public enum OHLCVReader {
     /// first `starts.count` cells are stored in `starts`/`ends`.
     @inline(__always)
     static func splitCells(
-        _ b: UnsafePointer<UInt8>, from lineStart: Int, to lineEnd: Int,
+        _ b: UnsafePointer<UInt8>, from lineStart: Int, to lineEnd: Int, readableEnd: Int,
         starts: UnsafeMutablePointer<Int>, ends: UnsafeMutablePointer<Int>, capacity: Int
     ) -> Int {
         var cell = 0
@@ -215,7 +219,7 @@ public enum OHLCVReader {
                 next = j
                 while next < lineEnd, b[next] != UInt8(ascii: ",") { next += 1 }
             } else {
-                let j = firstComma(b, from: s, to: lineEnd)
+                let j = firstComma(b, from: s, to: lineEnd, readableEnd: readableEnd)
                 next = j
                 e = j
                 while e > s, isSpace(b[e - 1]) { e -= 1 }
@@ -280,7 +284,9 @@ public enum OHLCVReader {
         var headerEnds = [Int](repeating: 0, count: 4096)
         let columnCount = headerStarts.withUnsafeMutableBufferPointer { s in
             headerEnds.withUnsafeMutableBufferPointer { e in
-                splitCells(b, from: header.0, to: header.1, starts: s.baseAddress!, ends: e.baseAddress!, capacity: 4096)
+                splitCells(
+                    b, from: header.0, to: header.1, readableEnd: n, starts: s.baseAddress!, ends: e.baseAddress!,
+                    capacity: 4096)
             }
         }
         let headerNames = (0..<min(columnCount, 4096)).map { text(buffer, headerStarts[$0], headerEnds[$0]) }
@@ -343,7 +349,8 @@ public enum OHLCVReader {
                     if isBlank(lineStart, lineEnd) { continue }
                     let line = lineNumber
                     do throws(CSVError) {
-                        let found = splitCells(b, from: lineStart, to: lineEnd, starts: s, ends: e, capacity: columnCount)
+                        let found = splitCells(
+                            b, from: lineStart, to: lineEnd, readableEnd: n, starts: s, ends: e, capacity: columnCount)
                         if found != columnCount {
                             throw .wrongColumnCount(file: file, line: line, expected: columnCount, found: found)
                         }
