@@ -253,26 +253,21 @@ enum XIRRKernel {
         var count: Int { amounts.count }
     }
 
-    /// `e^(−gap·c)` for the last few distinct gaps (monthly flows have four: 28 to 31 days).
+    /// `e^(−gap·c)` per distinct day gap, direct-mapped on `gap mod 32`: monthly flows have four gaps (28 to
+    /// 31 days), irregular ones a dozen or more, and each distinct gap costs one `exp` per evaluation. (The
+    /// values are the same whichever slot holds them: a miss only recomputes the same expression.)
     struct GapFactorCache {
-        var gap0 = Int.min, gap1 = Int.min, gap2 = Int.min, gap3 = Int.min
-        var value0 = 0.0, value1 = 0.0, value2 = 0.0, value3 = 0.0
-        var slot = 0
+        static let slots = 32
+        let gaps: UnsafeMutablePointer<Int>
+        let values: UnsafeMutablePointer<Double>
 
         @inline(__always)
-        mutating func factor(gap: Int, rate c: Double) -> Double {
-            if gap == gap0 { return value0 }
-            if gap == gap1 { return value1 }
-            if gap == gap2 { return value2 }
-            if gap == gap3 { return value3 }
+        func factor(gap: Int, rate c: Double) -> Double {
+            let slot = gap & (Self.slots - 1)
+            if gaps[slot] == gap { return values[slot] }
             let v = exp(-Double(gap) * c)
-            switch slot {
-            case 0: gap0 = gap; value0 = v
-            case 1: gap1 = gap; value1 = v
-            case 2: gap2 = gap; value2 = v
-            default: gap3 = gap; value3 = v
-            }
-            slot = (slot + 1) & 3
+            gaps[slot] = gap
+            values[slot] = v
             return v
         }
     }
@@ -293,26 +288,32 @@ enum XIRRKernel {
             return m
         }
         let c = logGrowth / s.daysPerYear
-        var cache = GapFactorCache()
-        var v = 1.0
-        if logGrowth >= 0 {
-            // Factors decrease with time: start at t₀ (factor 1) and walk forward.
-            w[0] = 1
-            for i in 1..<n {
-                v *= cache.factor(gap: s.gaps[i], rate: c)
-                w[i] = v
-            }
-        } else {
-            // Factors increase with time: start at the last flow (factor 1) and walk back.
-            w[n - 1] = 1
-            var i = n - 1
-            while i > 0 {
-                v *= cache.factor(gap: s.gaps[i], rate: -c)
-                w[i - 1] = v
-                i -= 1
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: GapFactorCache.slots) { cachedGaps in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: GapFactorCache.slots) { cachedValues in
+                // Gaps are never negative (flows are sorted by date), so −1 marks an empty slot.
+                cachedGaps.initialize(repeating: -1)
+                let cache = GapFactorCache(gaps: cachedGaps.baseAddress!, values: cachedValues.baseAddress!)
+                var v = 1.0
+                if logGrowth >= 0 {
+                    // Factors decrease with time: start at t₀ (factor 1) and walk forward.
+                    w[0] = 1
+                    for i in 1..<n {
+                        v *= cache.factor(gap: s.gaps[i], rate: c)
+                        w[i] = v
+                    }
+                } else {
+                    // Factors increase with time: start at the last flow (factor 1) and walk back.
+                    w[n - 1] = 1
+                    var i = n - 1
+                    while i > 0 {
+                        v *= cache.factor(gap: s.gaps[i], rate: -c)
+                        w[i - 1] = v
+                        i -= 1
+                    }
+                }
+                return m
             }
         }
-        return m
     }
 
     /// `Σ aᵢ (1+r)^(−tᵢ)`, its derivative in `r`, and `Σ |aᵢ| (1+r)^(−tᵢ)` (the scale of rounding errors).
