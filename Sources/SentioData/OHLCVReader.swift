@@ -169,20 +169,24 @@ public enum OHLCVReader {
     static let requiredNames = ["timestamp", "open", "high", "low", "close", "volume"]
 
     @inline(__always)
-    static func isSpace(_ c: UInt8) -> Bool { c == 32 || c == 9 }
+    static func isSpace(_ c: UInt8) -> Bool { c <= 32 && (c == 32 || c == 9) }
 
     /// Index of the first `,` in `[start, end)`, or `end`. Scans 8 bytes at a time (SWAR zero-byte test on
     /// `word XOR 0x2C2C…`: the lowest flagged byte is exactly the first comma on little-endian machines).
+    /// Words may extend past `end` up to `readableEnd` (the end of the buffer), so a short last cell needs
+    /// no byte loop; a comma found at or past `end` counts as none.
     @inline(__always)
-    static func firstComma(_ b: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
+    static func firstComma(_ b: UnsafePointer<UInt8>, from start: Int, to end: Int, readableEnd: Int) -> Int {
         var j = start
         let raw = UnsafeRawPointer(b)
-        while j + 8 <= end {
+        while j < end && j + 8 <= readableEnd {
             let x = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: j, as: UInt64.self)) ^ 0x2C2C_2C2C_2C2C_2C2C
             let found = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
-            if found != 0 { return j + found.trailingZeroBitCount >> 3 }
+            if found != 0 { return min(j + found.trailingZeroBitCount >> 3, end) }
             j += 8
         }
+        // Fewer than 8 readable bytes left in the buffer (or none left before `end`).
+        j = min(j, end)
         while j < end, b[j] != UInt8(ascii: ",") { j += 1 }
         return j
     }
@@ -191,7 +195,7 @@ public enum OHLCVReader {
     /// first `starts.count` cells are stored in `starts`/`ends`.
     @inline(__always)
     static func splitCells(
-        _ b: UnsafePointer<UInt8>, from lineStart: Int, to lineEnd: Int,
+        _ b: UnsafePointer<UInt8>, from lineStart: Int, to lineEnd: Int, readableEnd: Int,
         starts: UnsafeMutablePointer<Int>, ends: UnsafeMutablePointer<Int>, capacity: Int
     ) -> Int {
         var cell = 0
@@ -215,7 +219,7 @@ public enum OHLCVReader {
                 next = j
                 while next < lineEnd, b[next] != UInt8(ascii: ",") { next += 1 }
             } else {
-                let j = firstComma(b, from: s, to: lineEnd)
+                let j = firstComma(b, from: s, to: lineEnd, readableEnd: readableEnd)
                 next = j
                 e = j
                 while e > s, isSpace(b[e - 1]) { e -= 1 }
@@ -280,7 +284,9 @@ public enum OHLCVReader {
         var headerEnds = [Int](repeating: 0, count: 4096)
         let columnCount = headerStarts.withUnsafeMutableBufferPointer { s in
             headerEnds.withUnsafeMutableBufferPointer { e in
-                splitCells(b, from: header.0, to: header.1, starts: s.baseAddress!, ends: e.baseAddress!, capacity: 4096)
+                splitCells(
+                    b, from: header.0, to: header.1, readableEnd: n, starts: s.baseAddress!, ends: e.baseAddress!,
+                    capacity: 4096)
             }
         }
         let headerNames = (0..<min(columnCount, 4096)).map { text(buffer, headerStarts[$0], headerEnds[$0]) }
@@ -319,6 +325,10 @@ public enum OHLCVReader {
 
         var starts = [Int](repeating: 0, count: columnCount)
         var ends = [Int](repeating: 0, count: columnCount)
+        // Accepted rows are staged in a small block (L1/L2-resident) and appended to the series' six arrays
+        // a block at a time: one bulk copy per column instead of six capacity and uniqueness checks per row.
+        var block = BarBlock()
+        defer { block.deallocate() }
         try starts.withUnsafeMutableBufferPointer { (startsBuffer) throws(CSVError) in
             try ends.withUnsafeMutableBufferPointer { (endsBuffer) throws(CSVError) in
                 let s = startsBuffer.baseAddress!, e = endsBuffer.baseAddress!
@@ -326,7 +336,7 @@ public enum OHLCVReader {
                 @inline(__always)
                 func number(_ column: Int, _ field: Int, _ line: Int) throws(CSVError) -> Double {
                     let start = s[column], count = e[column] - start
-                    if let value = DecimalParser.parse(b + start, count: count) {
+                    if let value = DecimalParser.parse(b + start, count: count, readable: n - start) {
                         if value.isFinite { return value }
                         throw .notFinite(file: file, line: line, field: fieldNames[field], value: text(buffer, start, e[column]))
                     }
@@ -339,7 +349,8 @@ public enum OHLCVReader {
                     if isBlank(lineStart, lineEnd) { continue }
                     let line = lineNumber
                     do throws(CSVError) {
-                        let found = splitCells(b, from: lineStart, to: lineEnd, starts: s, ends: e, capacity: columnCount)
+                        let found = splitCells(
+                            b, from: lineStart, to: lineEnd, readableEnd: n, starts: s, ends: e, capacity: columnCount)
                         if found != columnCount {
                             throw .wrongColumnCount(file: file, line: line, expected: columnCount, found: found)
                         }
@@ -379,7 +390,8 @@ public enum OHLCVReader {
                         }
                         lastTimestamp = timestamp
                         lastLine = line
-                        series.append(timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume)
+                        block.append(timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume)
+                        if block.isFull { block.flush(into: &series) }
                     } catch {
                         if !lenient { throw error }
                         skipped.append(SkippedRow(line: line, error: error))
@@ -387,8 +399,54 @@ public enum OHLCVReader {
                 }
             }
         }
+        block.flush(into: &series)
         if series.isEmpty { throw .noRows(file: file, skipped: skipped.count) }
         return ReadResult(series: series, skipped: skipped)
+    }
+
+    /// A fixed-size staging area for accepted bars (struct of arrays, like `OHLCVSeries`).
+    struct BarBlock {
+        static let capacity = 1024
+        let timestamps = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+        let open = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        let high = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        let low = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        let close = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        let volume = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        var count = 0
+
+        var isFull: Bool { count == Self.capacity }
+
+        @inline(__always)
+        mutating func append(timestamp: Int64, open o: Double, high h: Double, low l: Double, close c: Double, volume v: Double) {
+            timestamps[count] = timestamp
+            open[count] = o
+            high[count] = h
+            low[count] = l
+            close[count] = c
+            volume[count] = v
+            count += 1
+        }
+
+        mutating func flush(into series: inout OHLCVSeries) {
+            guard count > 0 else { return }
+            series.timestamps.append(contentsOf: UnsafeBufferPointer(start: timestamps, count: count))
+            series.open.append(contentsOf: UnsafeBufferPointer(start: open, count: count))
+            series.high.append(contentsOf: UnsafeBufferPointer(start: high, count: count))
+            series.low.append(contentsOf: UnsafeBufferPointer(start: low, count: count))
+            series.close.append(contentsOf: UnsafeBufferPointer(start: close, count: count))
+            series.volume.append(contentsOf: UnsafeBufferPointer(start: volume, count: count))
+            count = 0
+        }
+
+        func deallocate() {
+            timestamps.deallocate()
+            open.deallocate()
+            high.deallocate()
+            low.deallocate()
+            close.deallocate()
+            volume.deallocate()
+        }
     }
 
     @inline(never)

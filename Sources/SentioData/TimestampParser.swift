@@ -84,6 +84,26 @@ public enum TimestampParser {
         }
     }
 
+    /// `HH:MM:SS` at `p` (8 bytes) as seconds since midnight, or `nil` when it is not exactly that shape
+    /// with hour < 24, minute < 60 and second < 60 (the general path then reports why).
+    @inline(__always)
+    static func secondsOfDay(_ p: UnsafePointer<UInt8>) -> Int? {
+        let word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+        // Colons at bytes 2 and 5; the other six bytes digits (0x30...0x39).
+        let colonMask: UInt64 = 0x0000_FF00_00FF_0000
+        guard word & colonMask == 0x0000_3A00_003A_0000 else { return nil }
+        let digits = (word & ~colonMask) | (0x0000_3000_0030_0000)
+        guard (digits & 0xF0F0_F0F0_F0F0_F0F0) | (((digits &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) &>> 4)
+            == 0x3333_3333_3333_3333
+        else { return nil }
+        let v = digits &- 0x3030_3030_3030_3030
+        let hour = Int(v & 0xFF) * 10 + Int((v &>> 8) & 0xFF)
+        let minute = Int((v &>> 24) & 0xFF) * 10 + Int((v &>> 32) & 0xFF)
+        let second = Int((v &>> 48) & 0xFF) * 10 + Int((v &>> 56) & 0xFF)
+        guard hour < 24, minute < 60, second < 60 else { return nil }
+        return hour * 3600 + minute * 60 + second
+    }
+
     private static func parseDate(_ p: UnsafePointer<UInt8>, _ n: Int, _ cache: inout DateCache) -> Result<Int64, Failure> {
         let raw = UnsafeRawPointer(p)
         let key = (raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
@@ -101,6 +121,10 @@ public enum TimestampParser {
             cache.valid = true
         }
         if n == 10 { return .success(midnight) }
+        if n == 20, p[19] == UInt8(ascii: "Z"), let seconds = secondsOfDay(p + 11), p[10] == UInt8(ascii: "T") {
+            // The shape Sentio writes, `YYYY-MM-DDTHH:MM:SSZ`: one 8-byte check of `HH:MM:SS`.
+            return .success(midnight + Int64(seconds))
+        }
 
         let separator = p[10]
         guard separator == UInt8(ascii: " ") || separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t"),

@@ -32,7 +32,9 @@ public func xnpv(rate: Double, flows: [CashFlow], dayCount: DayCount = .actual36
 /// that `1 + r` stays positive. The Newton result is accepted only if it is verified to be a root
 /// (|NPV| ≤ 1e-9·Σ|aᵢ|(1+r)^(−tᵢ), or the NPV changes sign across it) and is then polished by one Newton step
 /// with exactly computed discount factors. Otherwise — and, with `rootSearch: .full`, whenever the flows
-/// change sign more than once in date order — rates from just above −100 % upward are searched for sign
+/// change sign more than once in date order, unless the discounted running sum at Newton's root proves that
+/// root unique (Laguerre's rule, see `XIRRKernel.isCertifiedUniqueRoot`) — rates from just above −100 %
+/// upward are searched for sign
 /// changes of the NPV: `L` from log(1e-9) to log(1e4) (r up to 999,900 %) is halved up to 12 times (cells
 /// ≈ 0.73 % of `1 + r`); convexity bounds and duration bounds prune cells without roots and certify cells
 /// with at most one (see `XIRRKernel.bracketRoots`); each bracketed sign change is solved by Brent's method
@@ -75,6 +77,9 @@ struct XIRRSettings: Sendable {
     var tolerance: Double
     var maxIterations: Int
     var rootSearch: XIRRRootSearch
+    /// Skip the scan when ``XIRRKernel/isCertifiedUniqueRoot(_:_:)`` proves Newton's root unique (tests turn
+    /// it off to compare with the exhaustive scan).
+    var certifyUniqueRoot = true
 
     init(dayCount: DayCount, guess: Double, tolerance: Double, maxIterations: Int, rootSearch: XIRRRootSearch) {
         precondition(tolerance > 0 && tolerance.isFinite, "tolerance must be positive")
@@ -248,26 +253,21 @@ enum XIRRKernel {
         var count: Int { amounts.count }
     }
 
-    /// `e^(−gap·c)` for the last few distinct gaps (monthly flows have four: 28 to 31 days).
+    /// `e^(−gap·c)` per distinct day gap, direct-mapped on `gap mod 32`: monthly flows have four gaps (28 to
+    /// 31 days), irregular ones a dozen or more, and each distinct gap costs one `exp` per evaluation. (The
+    /// values are the same whichever slot holds them: a miss only recomputes the same expression.)
     struct GapFactorCache {
-        var gap0 = Int.min, gap1 = Int.min, gap2 = Int.min, gap3 = Int.min
-        var value0 = 0.0, value1 = 0.0, value2 = 0.0, value3 = 0.0
-        var slot = 0
+        static let slots = 32
+        let gaps: UnsafeMutablePointer<Int>
+        let values: UnsafeMutablePointer<Double>
 
         @inline(__always)
-        mutating func factor(gap: Int, rate c: Double) -> Double {
-            if gap == gap0 { return value0 }
-            if gap == gap1 { return value1 }
-            if gap == gap2 { return value2 }
-            if gap == gap3 { return value3 }
+        func factor(gap: Int, rate c: Double) -> Double {
+            let slot = gap & (Self.slots - 1)
+            if gaps[slot] == gap { return values[slot] }
             let v = exp(-Double(gap) * c)
-            switch slot {
-            case 0: gap0 = gap; value0 = v
-            case 1: gap1 = gap; value1 = v
-            case 2: gap2 = gap; value2 = v
-            default: gap3 = gap; value3 = v
-            }
-            slot = (slot + 1) & 3
+            gaps[slot] = gap
+            values[slot] = v
             return v
         }
     }
@@ -288,26 +288,32 @@ enum XIRRKernel {
             return m
         }
         let c = logGrowth / s.daysPerYear
-        var cache = GapFactorCache()
-        var v = 1.0
-        if logGrowth >= 0 {
-            // Factors decrease with time: start at t₀ (factor 1) and walk forward.
-            w[0] = 1
-            for i in 1..<n {
-                v *= cache.factor(gap: s.gaps[i], rate: c)
-                w[i] = v
-            }
-        } else {
-            // Factors increase with time: start at the last flow (factor 1) and walk back.
-            w[n - 1] = 1
-            var i = n - 1
-            while i > 0 {
-                v *= cache.factor(gap: s.gaps[i], rate: -c)
-                w[i - 1] = v
-                i -= 1
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: GapFactorCache.slots) { cachedGaps in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: GapFactorCache.slots) { cachedValues in
+                // Gaps are never negative (flows are sorted by date), so −1 marks an empty slot.
+                cachedGaps.initialize(repeating: -1)
+                let cache = GapFactorCache(gaps: cachedGaps.baseAddress!, values: cachedValues.baseAddress!)
+                var v = 1.0
+                if logGrowth >= 0 {
+                    // Factors decrease with time: start at t₀ (factor 1) and walk forward.
+                    w[0] = 1
+                    for i in 1..<n {
+                        v *= cache.factor(gap: s.gaps[i], rate: c)
+                        w[i] = v
+                    }
+                } else {
+                    // Factors increase with time: start at the last flow (factor 1) and walk back.
+                    w[n - 1] = 1
+                    var i = n - 1
+                    while i > 0 {
+                        v *= cache.factor(gap: s.gaps[i], rate: -c)
+                        w[i - 1] = v
+                        i -= 1
+                    }
+                }
+                return m
             }
         }
-        return m
     }
 
     /// `Σ aᵢ (1+r)^(−tᵢ)`, its derivative in `r`, and `Σ |aᵢ| (1+r)^(−tᵢ)` (the scale of rounding errors).
@@ -356,37 +362,41 @@ enum XIRRKernel {
     }
 
     /// Newton–Raphson from `guess`, stepping in `L = log(1+r)`. Returns the rate when it converged to a
-    /// verified root (then polished by one exact Newton step), and the iterations spent.
-    static func newton(_ s: Series, settings: XIRRSettings) -> (rate: Double?, iterations: Int) {
+    /// verified root (then polished by one exact Newton step), the iterations spent, and whether the root is
+    /// certified unique (see ``isCertifiedUniqueRoot(_:_:)``; only tested with `certify`).
+    static func newton(_ s: Series, settings: XIRRSettings, certify: Bool) -> (rate: Double?, iterations: Int, unique: Bool) {
         // Newton in L = log(1+r): ΔL = −f / (df/dL). The NPV is a sum of exponentials in L, so steps are
         // better scaled than in r (fewer iterations at high rates), and 1 + r = e^L stays positive.
         var logGrowth = log1p(settings.guess), r = settings.guess
         for iteration in 1...settings.maxIterations {
             let (f, slope, _) = npvAndLogSlope(s, logGrowth: logGrowth, exact: false)
-            guard f.isFinite, slope.isFinite, slope != 0 else { return (nil, iteration) }
+            guard f.isFinite, slope.isFinite, slope != 0 else { return (nil, iteration, false) }
             let nextLogGrowth = logGrowth - f / slope
             let next = expm1(nextLogGrowth)
-            guard next.isFinite, next > -1 else { return (nil, iteration) }
+            guard next.isFinite, next > -1 else { return (nil, iteration, false) }
             if abs(next - r) <= settings.tolerance * max(1, abs(next)) {
-                return (polish(next, s), iteration)
+                let (polished, unique) = polish(next, s, certify: certify)
+                return (polished, iteration, unique)
             }
             logGrowth = nextLogGrowth
             r = next
         }
-        return (nil, settings.maxIterations)
+        return (nil, settings.maxIterations, false)
     }
 
     /// Verifies a converged Newton iterate with exact factors and takes one last exact Newton step when it
-    /// is a small correction; `nil` when the point is not a root.
-    static func polish(_ r: Double, _ s: Series) -> Double? {
+    /// is a small correction; `nil` when the point is not a root. With `certify`, also tells whether the
+    /// root is certified unique, from the exact factors already computed at `r` (no further `exp`).
+    static func polish(_ r: Double, _ s: Series, certify: Bool) -> (rate: Double?, unique: Bool) {
         let (f, df, scale) = npvAndDerivative(s, rate: r, exact: true)
-        guard f.isFinite, scale.isFinite else { return isVerifiedRoot(r, s) ? r : nil }
+        guard f.isFinite, scale.isFinite else { return (isVerifiedRoot(r, s) ? r : nil, false) }
         if abs(f) <= 1e-9 * scale {
+            let unique = certify && runningSumKeepsSign(s)
             let step = df != 0 ? f / df : 0
             let polished = r - step
-            return abs(step) <= 1e-9 * (1 + abs(r)) && polished > -1 ? polished : r
+            return (abs(step) <= 1e-9 * (1 + abs(r)) && polished > -1 ? polished : r, unique)
         }
-        return isVerifiedRoot(r, s) ? r : nil
+        return (isVerifiedRoot(r, s) ? r : nil, false)
     }
 
     /// Brent's method on `[lo, hi]` in `L = log(1+r)`, where the scaled NPV has values `flo`, `fhi` of
@@ -565,6 +575,68 @@ enum XIRRKernel {
         search(s, mid, e1, depth: depth + 1, knownRoot: knownRoot, settings: settings, into: &roots)
     }
 
+    /// Whether `rate`, a polished Newton root, is provably the only root, so the scan can be skipped.
+    ///
+    /// Laguerre's extension of Descartes' rule (G. J. O. Jameson, "Counting zeros of generalised
+    /// polynomials", *Math. Gazette* 90, 2006): for `g(y) = Σ bᵢ y^λᵢ` with `λ₀ < λ₁ < …` real, the number
+    /// of zeros in `0 < y < 1` is at most the number of sign changes of the partial sums `b₀, b₀+b₁, …`.
+    /// With `x = 1/(1+r) = x*·y` and `bᵢ = aᵢ x*^tᵢ` (the flows discounted at the root `r*`), the zeros with
+    /// `y < 1` are the roots above `r*`; reversing time (`y = x*/x`, exponents `−tᵢ`) gives the roots below
+    /// `r*` from the partial sums taken from the last flow, which equal `NPV(r*) − Sₖ₋₁`. So if the discounted
+    /// running total `Sₖ = Σ_{i≤k} bᵢ`, `k < n−1`, keeps one strict sign (the running NPV never crosses zero
+    /// before the end), `r*` is the only root: no scan is needed and the full search would return the same.
+    ///
+    /// (Evaluated at a point `r` near the root rather than at the root itself, the forward sums bound the
+    /// roots above `r` and the backward ones, `f(r) − Sₖ₋₁`, those below, by 0 + 1 or 1 + 0 depending on the
+    /// sign of `f(r)`: still at most one root in all.)
+    ///
+    /// Rounding: `r*` is within `δL ≈ 2|f|/|f′|` (in `L = log(1+r)`) of the exact root, over which each `Sₖ`
+    /// moves by at most `δL·Σ|bᵢ|tᵢ` (times `e^(t_max·δL)`); the sums must clear that and their own rounding
+    /// error with a wide margin, and the slope may not vanish within `δL`. Otherwise this returns `false`
+    /// and the caller scans.
+    static func isCertifiedUniqueRoot(_ rate: Double, _ s: Series) -> Bool {
+        guard rate > -1, rate.isFinite else { return false }
+        _ = discountFactors(s, logGrowth: log1p(rate), exact: true)
+        return runningSumKeepsSign(s)
+    }
+
+    /// The test of ``isCertifiedUniqueRoot(_:_:)`` on the factors in `s.factors` (exact, at a point near the
+    /// root, scaled by any positive constant).
+    static func runningSumKeepsSign(_ s: Series) -> Bool {
+        let t = s.times, a = s.amounts, w = s.factors, n = s.count
+        var f = 0.0, slope = 0.0, scale = 0.0, moment1 = 0.0, moment2 = 0.0
+        for i in 0..<n {
+            let term = a[i] * w[i], size = abs(term), ti = t[i]
+            f += term
+            slope -= ti * term
+            scale += size
+            moment1 += ti * size
+            moment2 += ti * ti * size
+        }
+        guard f.isFinite, slope.isFinite, scale.isFinite, moment2.isFinite, scale > 0, slope != 0 else { return false }
+        let distance = 2 * abs(f) / abs(slope)
+        let spread = exp(min(t[n - 1] * distance, 1))
+        // The slope keeps its sign within `distance` of r*, so the exact root is that close.
+        guard 4 * distance * moment2 * spread < abs(slope) else { return false }
+        let margin = 4 * distance * moment1 * spread + 64 * Double(n) * Double.ulpOfOne * scale
+        var running = 0.0
+        var sign = 0.0
+        for i in 0..<(n - 1) {
+            // Laguerre's rule orders terms by exponent: the year fractions must not decrease with the date
+            // (true of every day count here; checked rather than assumed).
+            guard t[i + 1] >= t[i] else { return false }
+            running += a[i] * w[i]
+            guard abs(running) > margin else { return false }
+            let current: Double = running > 0 ? 1 : -1
+            if sign == 0 {
+                sign = current
+            } else if current != sign {
+                return false
+            }
+        }
+        return true
+    }
+
     /// The NPV's range over the scan grid (for the message of `noRootFound`; cold path).
     @inline(never)
     static func npvRange(_ s: Series) -> (minimum: Double, maximum: Double) {
@@ -587,8 +659,10 @@ enum XIRRKernel {
     static func solve(
         _ s: Series, signChanges: Int, settings: XIRRSettings, roots: inout [Root]
     ) throws(XIRRError) -> XIRRResult {
-        let (newtonRate, newtonIterations) = newton(s, settings: settings)
-        if let newtonRate, signChanges == 1 || settings.rootSearch == .newtonFirst {
+        // Certifying uniqueness matters only when the full search would otherwise run.
+        let certify = settings.certifyUniqueRoot && settings.rootSearch == .full && signChanges > 1
+        let (newtonRate, newtonIterations, newtonRootIsUnique) = newton(s, settings: settings, certify: certify)
+        if let newtonRate, signChanges == 1 || settings.rootSearch == .newtonFirst || newtonRootIsUnique {
             return XIRRResult(rate: newtonRate, iterations: newtonIterations, method: .newton, otherRoots: [])
         }
         bracketRoots(s, settings: settings, knownRoot: newtonRate, into: &roots)
