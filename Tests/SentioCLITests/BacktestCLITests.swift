@@ -11,32 +11,14 @@ struct BacktestCLITests {
         var stderr: String
     }
 
-    /// The `sentio` executable beside the test bundle (SwiftPM builds it for the CLI test target).
-    static var executable: URL {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sentio")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        let bundleDir = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("sentio")
-        if FileManager.default.isExecutableFile(atPath: bundleDir.path) { return bundleDir }
-        return repositoryRoot.appendingPathComponent(".build/debug/sentio")
-    }
 
     static func sentio(_ arguments: [String], in directory: URL? = nil) throws -> Run {
         try sentioCommand(["backtest"] + arguments, in: directory)
     }
 
     static func sentioCommand(_ arguments: [String], in directory: URL? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        let run = try runSentio(arguments, in: directory)
+        return Run(status: run.status, stdout: run.stdout, stderr: run.stderr)
     }
 
     /// Writes `symbols` seeded random-walk daily CSVs (weekdays from 2023-01-02) into `directory`.

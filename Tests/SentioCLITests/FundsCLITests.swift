@@ -2,74 +2,6 @@ import Foundation
 import SentioTestSupport
 import Testing
 
-/// Runs the built `sentio` executable as a subprocess.
-///
-/// The binary is looked up, in order: `$SENTIO_BINARY`; next to the test bundle (walking up from
-/// `Bundle.main.bundleURL` and the test executable, which SwiftPM puts in the same products directory as
-/// `sentio`); then `.build/{debug,release}` and `.build/*/{debug,release}` under the repository root.
-enum SentioBinary {
-    static let url: URL? = {
-        let fm = FileManager.default
-        func executable(_ dir: URL) -> URL? {
-            let candidate = dir.appendingPathComponent("sentio")
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                fm.isExecutableFile(atPath: candidate.path)
-            else { return nil }
-            return candidate
-        }
-        if let path = ProcessInfo.processInfo.environment["SENTIO_BINARY"], fm.isExecutableFile(atPath: path) {
-            return URL(fileURLWithPath: path)
-        }
-        var starts = [Bundle.main.bundleURL]
-        if let exe = Bundle.main.executableURL { starts.append(exe.deletingLastPathComponent()) }
-        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for start in starts {
-            var dir = start.standardizedFileURL
-            for _ in 0..<4 {
-                if let found = executable(dir) { return found }
-                dir = dir.deletingLastPathComponent()
-            }
-        }
-        let build = repositoryRoot.appendingPathComponent(".build")
-        var dirs = [build.appendingPathComponent("debug"), build.appendingPathComponent("release")]
-        if let triples = try? fm.contentsOfDirectory(atPath: build.path) {
-            for t in triples.sorted() {
-                dirs.append(build.appendingPathComponent(t).appendingPathComponent("debug"))
-                dirs.append(build.appendingPathComponent(t).appendingPathComponent("release"))
-            }
-        }
-        return dirs.lazy.compactMap(executable).first
-    }()
-
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs `sentio arguments...` from the repository root.
-    static func run(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> Output {
-        let binary = try #require(url, "sentio binary not found: build it with `swift build` or set SENTIO_BINARY", sourceLocation: sourceLocation)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = repositoryRoot
-        let out = Pipe()
-        let errFile = try temporaryDirectory("sentio-cli").appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        let err = try FileHandle(forWritingTo: errFile)
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()  // drain before waiting: no pipe deadlock
-        process.waitUntilExit()
-        try err.close()
-        let errText = try String(contentsOf: errFile, encoding: .utf8)
-        try? FileManager.default.removeItem(at: errFile.deletingLastPathComponent())
-        return Output(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: errText)
-    }
-}
 
 /// Writes `text` to a fresh temporary file and returns its path.
 func temporaryFile(_ name: String, _ text: String) throws -> String {
@@ -92,7 +24,7 @@ let excelFlowsCSV = """
 struct XirrCLITests {
     @Test("text output is the rate at full precision (Excel example; pyxirr 0.37336253351883136)")
     func text() throws {
-        let output = try SentioBinary.run(["xirr", try temporaryFile("excel.csv", excelFlowsCSV)])
+        let output = try runSentio(["xirr", try temporaryFile("excel.csv", excelFlowsCSV)])
         #expect(output.status == 0)
         let line = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!line.contains("\n"))
@@ -104,7 +36,7 @@ struct XirrCLITests {
     @Test("JSON output fields; --npv-at; --day-count")
     func json() throws {
         let file = try temporaryFile("excel.csv", excelFlowsCSV)
-        let output = try SentioBinary.run(["xirr", file, "--format", "json", "--day-count", "act360", "--guess", "0.2"])
+        let output = try runSentio(["xirr", file, "--format", "json", "--day-count", "act360", "--guess", "0.2"])
         #expect(output.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == ["xirr", "otherRoots", "method", "iterations", "dayCount", "guess", "flows", "firstDate", "lastDate"])
@@ -112,7 +44,7 @@ struct XirrCLITests {
         // Actual/360: (1 + r360)^(365/360) = 1 + r365.
         let r360 = try #require(object["xirr"] as? Double)
         #expect(abs(pow(1 + r360, 365.0 / 360) - 1.37336253351883136) < 1e-12)
-        let npv = try SentioBinary.run(["xirr", file, "--npv-at", "0.09"])
+        let npv = try runSentio(["xirr", file, "--npv-at", "0.09"])
         #expect(npv.status == 0)
         // Excel's XNPV documentation example: 2086.647602.
         #expect(abs(try #require(Double(npv.stdout.trimmingCharacters(in: .whitespacesAndNewlines))) - 2086.647602) < 1e-6)
@@ -121,30 +53,30 @@ struct XirrCLITests {
     @Test("several roots: the one nearest the guess, the others on stderr")
     func multipleRoots() throws {
         let file = try temporaryFile("two.csv", "date,amount\n2021-01-01,-1\n2022-01-01,2.3\n2023-01-01,-1.32\n")
-        let output = try SentioBinary.run(["xirr", file, "--guess", "0.25"])
+        let output = try runSentio(["xirr", file, "--guess", "0.25"])
         #expect(output.status == 0)
         #expect(abs(try #require(Double(output.stdout.trimmingCharacters(in: .whitespacesAndNewlines))) - 0.2) < 1e-12)
         #expect(output.stderr.contains("other IRRs"))
         // A negative guess is a value, not an option; -0.5 is nearer 10 % than 20 %.
-        let negative = try SentioBinary.run(["xirr", file, "--guess", "-0.5"])
+        let negative = try runSentio(["xirr", file, "--guess", "-0.5"])
         #expect(negative.status == 0, "\(negative.stderr)")
         #expect(abs(try #require(Double(negative.stdout.trimmingCharacters(in: .whitespacesAndNewlines))) - 0.1) < 1e-12)
-        let outOfDomain = try SentioBinary.run(["xirr", file, "--guess", "-1"])
+        let outOfDomain = try runSentio(["xirr", file, "--guess", "-1"])
         #expect(outOfDomain.status == 2 && outOfDomain.stderr.contains("--guess must be a finite rate greater than -1"))
     }
 
     @Test("bad input exits 2 naming file, line and field")
     func badInput() throws {
         let badDate = try temporaryFile("bad.csv", "date,amount\n2020-01-01,-5\n2020-02-30,7\n")
-        let output = try SentioBinary.run(["xirr", badDate])
+        let output = try runSentio(["xirr", badDate])
         #expect(output.status == 2)
         #expect(output.stderr.contains("bad.csv line 3, field 'date': '2020-02-30' is not a date"))
         let positive = try temporaryFile("pos.csv", "date,amount\n2020-01-01,5\n2021-01-01,7\n")
-        let sameSign = try SentioBinary.run(["xirr", positive])
+        let sameSign = try runSentio(["xirr", positive])
         #expect(sameSign.status == 2 && sameSign.stderr.contains("pos.csv: all cash flows are positive"))
-        let missing = try SentioBinary.run(["xirr", "/nonexistent/flows.csv"])
+        let missing = try runSentio(["xirr", "/nonexistent/flows.csv"])
         #expect(missing.status == 2 && missing.stderr.contains("cannot read cash-flow file /nonexistent/flows.csv"))
-        let badOption = try SentioBinary.run(["xirr", positive, "--day-count", "act999"])
+        let badOption = try runSentio(["xirr", positive, "--day-count", "act999"])
         #expect(badOption.status == 2)
     }
 }
@@ -153,7 +85,7 @@ struct XirrCLITests {
 struct FundCLITests {
     @Test("JSON on the bundled sample has every field the issue names")
     func sampleJSON() throws {
-        let output = try SentioBinary.run([
+        let output = try runSentio([
             "fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.json", "--index", "Data/funds/index.csv", "--format", "json",
         ])
         #expect(output.status == 0, "\(output.stderr)")
@@ -188,7 +120,7 @@ struct FundCLITests {
 
     @Test("table output and --as-of")
     func table() throws {
-        let output = try SentioBinary.run(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv", "--as-of", "2019-12-31"])
+        let output = try runSentio(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv", "--as-of", "2019-12-31"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("Funds as of 2019-12-31"))
         #expect(output.stdout.contains("Northvale Partners III"))
@@ -199,18 +131,18 @@ struct FundCLITests {
     @Test("bad input exits 2 naming file, line and field")
     func badInput() throws {
         let events = try temporaryFile("ev.csv", "fund_id,date,type,amount\nF,2020-01-01,commitment,100\nF,2020-02-01,fee,5\n")
-        let unknownType = try SentioBinary.run(["fund", events])
+        let unknownType = try runSentio(["fund", events])
         #expect(unknownType.status == 2)
         #expect(unknownType.stderr.contains("ev.csv line 3, field 'type': unknown event type 'fee'"))
         let good = try temporaryFile("ev.csv", "fund_id,date,type,amount\nF,2020-01-01,commitment,100\nG,2020-01-01,commitment,100\n")
         let meta = try temporaryFile("m.csv", "id,name\nF,Fund F\n")
-        let unknownFund = try SentioBinary.run(["fund", good, "--meta", meta])
+        let unknownFund = try runSentio(["fund", good, "--meta", meta])
         #expect(unknownFund.status == 2 && unknownFund.stderr.contains("ev.csv line 3, field 'fund_id': fund 'G' is not in the metadata file"))
-        let badAsOf = try SentioBinary.run(["fund", good, "--as-of", "2020-31-01"])
+        let badAsOf = try runSentio(["fund", good, "--as-of", "2020-31-01"])
         #expect(badAsOf.status == 2 && badAsOf.stderr.contains("--as-of"))
         let index = try temporaryFile("ix.csv", "date,close\n2021-01-01,100\n")
         let withCall = try temporaryFile("ev.csv", "fund_id,date,type,amount\nF,2020-01-01,commitment,100\nF,2020-02-01,call,50\n")
-        let beforeIndex = try SentioBinary.run(["fund", withCall, "--index", index])
+        let beforeIndex = try runSentio(["fund", withCall, "--index", index])
         #expect(beforeIndex.status == 2 && beforeIndex.stderr.contains("ev.csv line 3, field 'date': 2020-02-01 is before the first index date"))
     }
 }

@@ -2,32 +2,7 @@ import Foundation
 import SentioTestSupport
 import Testing
 
-/// Runs the built `sentio` binary from the repository root (SENTIO_BINARY overrides the lookup).
-private func runSentioForReport(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    var candidates = [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sentio").path,
-        Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("sentio").path,
-        repositoryRoot.appendingPathComponent(".build/debug/sentio").path,
-    ]
-    if let explicit = ProcessInfo.processInfo.environment["SENTIO_BINARY"] { candidates.insert(explicit, at: 0) }
-    guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        throw ReportCLITestError(description: "sentio binary not found (tried \(candidates))")
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-}
 
-private struct ReportCLITestError: Error, CustomStringConvertible { var description: String }
 
 /// The `data-value` of the headline figure `key` in a report.
 private func statValue(_ html: String, _ key: String) -> String? {
@@ -41,7 +16,7 @@ struct ReportOptionTests {
     func fundReport() throws {
         let dir = try temporaryDirectory()
         let path = dir.appendingPathComponent("funds.html").path
-        let run = try runSentioForReport(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv",
+        let run = try runSentio(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv",
                                           "--index", "Data/funds/index.csv", "--format", "json", "--report", path])
         #expect(run.status == 0, "\(run.stderr)")
         let html = try String(contentsOfFile: path, encoding: .utf8)
@@ -64,7 +39,7 @@ struct ReportOptionTests {
 
     @Test("An unwritable report path is a usage error (exit 2) naming the path")
     func unwritable() throws {
-        let run = try runSentioForReport(["fund", "Data/funds/events.csv", "--report", "/nonexistent-dir/r.html"])
+        let run = try runSentio(["fund", "Data/funds/events.csv", "--report", "/nonexistent-dir/r.html"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("/nonexistent-dir/r.html"))
     }
@@ -73,7 +48,7 @@ struct ReportOptionTests {
     func backtestReport() throws {
         let dir = try temporaryDirectory()
         let path = dir.appendingPathComponent("run.html").path
-        let run = try runSentioForReport(["backtest", "--format", "json", "--report", path])
+        let run = try runSentio(["backtest", "--format", "json", "--report", path])
         #expect(run.status == 0, "\(run.stderr)")
         let html = try String(contentsOfFile: path, encoding: .utf8)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
@@ -83,7 +58,7 @@ struct ReportOptionTests {
             expectClose(shown, expected, relative: 1e-12)
         }
         // Recording the levels for the report does not change the run.
-        let plain = try runSentioForReport(["backtest", "--format", "json"])
+        let plain = try runSentio(["backtest", "--format", "json"])
         let plainJSON = try #require(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
         #expect(plainJSON["finalEquity"] as? Double == json["finalEquity"] as? Double)
         #expect(plainJSON["tradeCount"] as? Int == json["tradeCount"] as? Int)
@@ -103,7 +78,7 @@ struct ReportOptionTests {
 
     @Test("--report and --trades on the same file is a usage error")
     func sameFile() throws {
-        let run = try runSentioForReport(["backtest", "--trades", "/tmp/x.csv", "--report", "/tmp/x.csv"])
+        let run = try runSentio(["backtest", "--trades", "/tmp/x.csv", "--report", "/tmp/x.csv"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--report"))
     }
@@ -113,7 +88,7 @@ struct ReportOptionTests {
         let name = ".build/report-option-test-\(UUID().uuidString).html"
         defer { try? FileManager.default.removeItem(at: repositoryRoot.appendingPathComponent(name)) }
         for asOf in ["2020-12-31", "2024-12-31"] {
-            let run = try runSentioForReport(["fund", "Data/funds/events.csv", "--as-of", asOf, "--report", name])
+            let run = try runSentio(["fund", "Data/funds/events.csv", "--as-of", asOf, "--report", name])
             #expect(run.status == 0, "\(run.stderr)")
             let html = try String(contentsOf: repositoryRoot.appendingPathComponent(name), encoding: .utf8)
             #expect(html.contains("as of \(asOf)"))

@@ -5,36 +5,7 @@ import Testing
 @testable import Sentio
 @testable import SentioCLI
 
-/// Runs the built `sentio` binary (SwiftPM builds it next to the test products) and captures its output.
-private func runSentio(_ arguments: [String], in directory: URL = repositoryRoot) throws -> (status: Int32, stdout: String, stderr: String) {
-    let directories: [URL] = [
-        Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-        repositoryRoot.appendingPathComponent(".build/debug"),
-    ]
-    var candidates: [String] = directories.map { $0.appendingPathComponent("sentio").path }
-    if let explicit = ProcessInfo.processInfo.environment["SENTIO_BINARY"] { candidates.insert(explicit, at: 0) }
-    guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        throw CLITestError("sentio binary not found; build it with `swift build` (tried \(candidates))")
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-}
 
-private struct CLITestError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
 
 private let sampleMarket = repositoryRoot.appendingPathComponent("Data/market").path
 

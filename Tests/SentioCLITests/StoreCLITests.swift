@@ -14,61 +14,9 @@ import Darwin
 // End-to-end tests of `sentio import` and `sentio runs`, and the store's crash-safety, through the built `sentio`
 // executable run as a child process.
 
-/// The built `sentio` executable: it sits in the products directory beside the test bundle
-/// (`.build/<config>/sentio` next to `.build/<config>/SentioPackageTests.xctest`).
-private func sentioExecutable() throws -> URL {
-    var directories: [URL] = []
-    if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-        directories.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
-    }
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        directories.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    directories.append(Bundle.main.bundleURL)
-    for directory in directories {
-        let candidate = directory.appendingPathComponent("sentio")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    }
-    struct NotBuilt: Error, CustomStringConvertible {
-        var searched: [URL]
-        var description: String { "no built `sentio` executable in \(searched.map(\.path)); run `swift build` first" }
-    }
-    throw NotBuilt(searched: directories)
-}
 
-private struct ProcessResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
 
-/// Starts `sentio` with `arguments`; output goes to files in a temporary directory (no pipe can fill up).
-private func startSentio(
-    _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil
-) throws -> (process: Process, stdout: URL, stderr: URL) {
-    let process = Process()
-    process.executableURL = try sentioExecutable()
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    if let directory { process.currentDirectoryURL = directory }
-    let outputDirectory = try temporaryDirectory("sentio-cli-output")
-    let stdout = outputDirectory.appendingPathComponent("stdout"), stderr = outputDirectory.appendingPathComponent("stderr")
-    _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
-    process.standardOutput = try FileHandle(forWritingTo: stdout)
-    process.standardError = try FileHandle(forWritingTo: stderr)
-    try process.run()
-    return (process, stdout, stderr)
-}
 
-/// Runs `sentio` to completion.
-private func runSentio(_ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil) throws -> ProcessResult {
-    let (process, stdout, stderr) = try startSentio(arguments, environment: environment, directory: directory)
-    process.waitUntilExit()
-    return ProcessResult(
-        status: process.terminationStatus, stdout: try String(contentsOf: stdout, encoding: .utf8),
-        stderr: try String(contentsOf: stderr, encoding: .utf8))
-}
 
 /// Writes an OHLCV CSV (epoch-second timestamps, 4-decimal prices) for a seeded random walk; returns the row count.
 @discardableResult
@@ -282,7 +230,7 @@ struct StoreCLITests {
         // Default location: ./sentio.sqlite in the working directory, or $SENTIO_DB.
         var environment = ProcessInfo.processInfo.environment
         environment["SENTIO_DB"] = nil
-        let local = try runSentio(["import", csv.path], environment: environment, directory: directory)
+        let local = try runSentio(["import", csv.path], environment: environment, in: directory)
         #expect(local.status == 0, "\(local.stderr)")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("sentio.sqlite").path))
         let elsewhere = directory.appendingPathComponent("env.sqlite").path
