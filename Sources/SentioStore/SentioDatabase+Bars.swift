@@ -244,13 +244,17 @@ extension SentioDatabase {
                     try series.low.withUnsafeBufferPointer { l in
                         try series.close.withUnsafeBufferPointer { c in
                             try series.volume.withUnsafeBufferPointer { v in
+                                // Parameters 2...7 of the insert and the update statements are the bar's columns.
+                                @inline(__always) func bindBar(_ handle: OpaquePointer?, _ i: Int) {
+                                    sqlite3_bind_int64(handle, 2, t[i])
+                                    sqlite3_bind_double(handle, 3, o[i])
+                                    sqlite3_bind_double(handle, 4, h[i])
+                                    sqlite3_bind_double(handle, 5, l[i])
+                                    sqlite3_bind_double(handle, 6, c[i])
+                                    sqlite3_bind_double(handle, 7, v[i])
+                                }
                                 for i in 0..<t.count {
-                                    sqlite3_bind_int64(insertHandle, 2, t[i])
-                                    sqlite3_bind_double(insertHandle, 3, o[i])
-                                    sqlite3_bind_double(insertHandle, 4, h[i])
-                                    sqlite3_bind_double(insertHandle, 5, l[i])
-                                    sqlite3_bind_double(insertHandle, 6, c[i])
-                                    sqlite3_bind_double(insertHandle, 7, v[i])
+                                    bindBar(insertHandle, i)
                                     let code = sqlite3_step(insertHandle)
                                     sqlite3_reset(insertHandle)
                                     try check(code, SQLITE_DONE, insert.sql)
@@ -279,12 +283,7 @@ extension SentioDatabase {
                                         samples.append(BarConflict(timestamp: t[i], stored: stored, incoming: incoming))
                                     }
                                     if replace {
-                                        sqlite3_bind_int64(updateHandle, 2, t[i])
-                                        sqlite3_bind_double(updateHandle, 3, o[i])
-                                        sqlite3_bind_double(updateHandle, 4, h[i])
-                                        sqlite3_bind_double(updateHandle, 5, l[i])
-                                        sqlite3_bind_double(updateHandle, 6, c[i])
-                                        sqlite3_bind_double(updateHandle, 7, v[i])
+                                        bindBar(updateHandle, i)
                                         let code = sqlite3_step(updateHandle)
                                         sqlite3_reset(updateHandle)
                                         try check(code, SQLITE_DONE, update.sql)
