@@ -217,7 +217,7 @@ enum ThroughputWorkloads {
     static func volumeRatioWorkload(inputs: BenchInputs, size: Int) throws -> ThroughputWorkload<IndicatorSeries> {
         let volumes = try inputs.concatenatedColumn(\.volume, count: size)
         return ThroughputWorkload(
-            unit: "values", units: size, run: { volumeRatio(volumes, window: volumeWindow) },
+            unit: "values", units: size, run: { try volumeRatio(volumes, window: volumeWindow) },
             checksum: { compensatedFiniteSum($0.validValues) }, dumpValues: { $0.values })
     }
 

@@ -62,7 +62,10 @@ struct IndicatorsCommand: ParsableCommand {
         reportSkipped(result.skipped, file: file)
         let bars = result.series
         let periods = IndicatorPanel.Periods(rsi: rsiPeriod, volumeWindow: volumeWindow, atr: atrPeriod, movingAverage: maPeriod)
-        let panel = IndicatorPanel(bars, periods: periods)
+        let panel: IndicatorPanel
+        do { panel = try IndicatorPanel(bars, periods: periods) } catch {
+            throw IndicatorOverflowError(file: file, timestamp: bars.timestamps[error.barIndex], underlying: error)
+        }
         var writer = ByteWriter()
         switch format {
         case .csv: Self.writeCSV(bars, panel, into: &writer)
@@ -112,6 +115,16 @@ struct IndicatorsCommand: ParsableCommand {
         }
         w.append("\n]}\n")
     }
+}
+
+/// An indicator window of an input file that cannot be represented (exit 2), located by file and bar timestamp
+/// (the reader does not keep line numbers per bar).
+struct IndicatorOverflowError: UserInputError {
+    let file: String
+    let timestamp: Int64
+    let underlying: WindowOverflowError
+
+    var description: String { "\(file): bar dated \(iso8601(epochSeconds: timestamp)): \(underlying.description)" }
 }
 
 /// Prints how many rows lenient reading skipped, and the first few with their reasons, on standard error.

@@ -29,12 +29,15 @@ public struct IndicatorPanel: Sendable {
     public var ema: IndicatorSeries
 
     /// Computes every column over `bars`.
-    public init(_ bars: OHLCVSeries, periods: Periods = .init()) {
+    ///
+    /// - Throws: ``WindowOverflowError`` naming the first bar (0-based index into `bars`) where a
+    ///   column's window is not representable (e.g. a volume sum above 1.8e308); never an empty cell.
+    public init(_ bars: OHLCVSeries, periods: Periods = .init()) throws(WindowOverflowError) {
         self.periods = periods
         rsi = relativeStrengthIndex(bars.close, period: periods.rsi)
-        volumeRatio = SentioIndicators.volumeRatio(bars.volume, window: periods.volumeWindow)
-        atr = averageTrueRange(bars, period: periods.atr)
-        sma = simpleMovingAverage(bars.close, period: periods.movingAverage)
+        volumeRatio = try SentioIndicators.volumeRatio(bars.volume, window: periods.volumeWindow)
+        atr = try averageTrueRange(bars, period: periods.atr)
+        sma = try simpleMovingAverage(bars.close, period: periods.movingAverage)
         ema = exponentialMovingAverage(bars.close, period: periods.movingAverage)
     }
 

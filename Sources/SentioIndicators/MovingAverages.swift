@@ -4,21 +4,22 @@ import SentioCore
 ///
 /// `SMAₜ = (xₜ₋ₙ₊₁ + … + xₜ)/n`, first value at index `n − 1`. Kept as TA-Lib keeps it — a running
 /// sum: add the new value, divide, then subtract the value that leaves next — so values match
-/// TA-Lib bit for bit. (The rounding error of the running sum grows only like `√t·ε·|x|`, about
-/// 1e-13 relative after 10⁷ bars of price data; use ``RollingMean`` for a periodically re-seeded mean.)
+/// TA-Lib bit for bit wherever TA-Lib's running sum is accurate. The running sum carries a rigorous
+/// rounding-error bound (a few flops per bar); when the bound exceeds the tolerance relative to the
+/// window's `Σ|x|` — say after a value of 1e20 has passed through a window of 1s — the window is
+/// summed again exactly. Each value is within 1e-12·Σ|xᵢ|/n of the exact mean of the window.
 public struct SimpleMovingAverage: Sendable {
     /// Window length `n`.
     public let period: Int
     @usableFromInline let periodValue: Double
-    @usableFromInline var window: RingBuffer
-    @usableFromInline var runningSum = 0.0
+    @usableFromInline var rolling: RollingSum
 
     /// - Parameter period: window length `n ≥ 1`.
     public init(period: Int) {
         precondition(period >= 1, "SMA period must be at least 1")
         self.period = period
         periodValue = Double(period)
-        window = RingBuffer(capacity: period)
+        rolling = RollingSum(window: period)
     }
 
     /// Bars consumed before the first value: `period − 1`.
@@ -26,13 +27,14 @@ public struct SimpleMovingAverage: Sendable {
 
     /// Feeds the next value; returns the mean of the last `period` values, or `nil` before
     /// `period` values have been seen.
+    ///
+    /// - Throws: ``WindowOverflowError`` when the window's sum exceeds the largest double.
     @inlinable
-    public mutating func update(_ x: Double) -> Double? {
-        runningSum += x
-        window.push(x)
-        guard window.isFull else { return nil }
-        let mean = runningSum / periodValue
-        runningSum -= window[0]  // the oldest value leaves with the next update
+    public mutating func update(_ x: Double) throws(WindowOverflowError) -> Double? {
+        rolling.add(x)
+        guard rolling.buffer.isFull else { return nil }
+        let mean = try rolling.checkedSum("SMA(\(period))") / periodValue
+        rolling.evictOldest()  // the oldest value leaves with the next update
         return mean
     }
 }
@@ -40,10 +42,11 @@ public struct SimpleMovingAverage: Sendable {
 /// Simple moving average over a series (TA-Lib `TA_SMA`), by running ``SimpleMovingAverage``.
 ///
 /// - Returns: values valid from index `period − 1`.
-public func simpleMovingAverage(_ x: [Double], period: Int) -> IndicatorSeries {
+/// - Throws: ``WindowOverflowError`` naming the first bar whose window sum overflows.
+public func simpleMovingAverage(_ x: [Double], period: Int) throws(WindowOverflowError) -> IndicatorSeries {
     var state = SimpleMovingAverage(period: period)
-    return x.withUnsafeBufferPointer { input in
-        collectSeries(count: input.count, lookback: period - 1) { state.update(input[$0]) }
+    return try x.withUnsafeBufferPointer { input throws(WindowOverflowError) in
+        try collectSeries(count: input.count, lookback: period - 1) { i throws(WindowOverflowError) in try state.update(input[i]) }
     }
 }
 

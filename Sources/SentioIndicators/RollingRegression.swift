@@ -11,6 +11,9 @@ public enum RegressionWindowStatus: UInt8, Sendable, Equatable {
     case singular
     /// The window holds a NaN or infinite value: all outputs are NaN.
     case nonFiniteInput
+    /// The window's finite values are so large that its means or co-moments exceed the largest double
+    /// (e.g. a regressor of 1e200): all outputs are NaN. Callers report this as an error naming the row.
+    case unrepresentable
 }
 
 /// Streaming ordinary least squares over a sliding window of `W` rows, with an intercept and
@@ -44,6 +47,17 @@ public enum RegressionWindowStatus: UInt8, Sendable, Equatable {
 /// below `10⁻¹⁰` of its diagonal (collinear regressors). A window containing a non-finite value has
 /// status ``RegressionWindowStatus/nonFiniteInput`` and NaN outputs; estimation resumes (with an
 /// exact re-seed) once the value has left the window. A window whose `y` is constant has `R² = NaN`.
+/// A window of finite values whose moments overflow has status ``RegressionWindowStatus/unrepresentable``.
+///
+/// **Accuracy of the rolling state.** Besides the periodic re-seed, every update adds to a rigorous
+/// bound on the rounding error of the means and co-moments (per column: the drift of the mean and
+/// the largest `|zᵢ|` since the last re-seed; O(k) flops), and re-seeds as soon as the bound could
+/// exceed the tolerance. So the state always holds means within `1e-12·Σ|zᵢ|/W` and co-moments within
+/// `1e-12·(√(Cᵢᵢ·Qⱼ) + √(Qᵢ·Cⱼⱼ))` of the exact window values (`Qᵢ = Σzᵢ²`: the change of `Cᵢⱼ`
+/// under relative input perturbations of 1e-12), whatever large values have left the window; each
+/// estimate is the exact OLS of such moments (Cholesky is backward stable). The bound assumes the
+/// re-seed's BLAS cross-product errs by at most `W·u` relative, which certifies windows up to about
+/// 1,800 rows; longer windows re-seed at every update once the bound is reached.
 public struct RollingRegression: Sendable {
     /// Window length `W` (rows per estimate).
     public let window: Int
@@ -67,6 +81,7 @@ public struct RollingRegression: Sendable {
     struct Layout: Sendable {
         let k: Int, m: Int, window: Int
         let rows: Int, centered: Int, mean: Int, previousMean: Int, comoments: Int, scale: Int
+        let largest: Int, meanError: Int, meanErrorSum: Int
         let newRow: Int, oldRow: Int, cholesky: Int, inverse: Int, w: Int, slopes: Int
         let coefficients: Int, standardErrors: Int, tStatistics: Int, rSquared: Int, residualSD: Int
         let total: Int
@@ -79,6 +94,7 @@ public struct RollingRegression: Sendable {
             func take(_ n: Int) -> Int { defer { next += n }; return next }
             rows = take(window * m); centered = take(window * m)
             mean = take(m); previousMean = take(m); comoments = take(m * m); scale = take(m)
+            largest = take(m); meanError = take(m); meanErrorSum = take(m)
             newRow = take(m); oldRow = take(m)
             cholesky = take(k * k); inverse = take(k * k); w = take(k); slopes = take(k)
             coefficients = take(m); standardErrors = take(m); tStatistics = take(m)
@@ -157,15 +173,31 @@ public struct RollingRegression: Sendable {
             needsReseed = false
             updatesSinceReseed = 0
         }
+        let updates = updatesSinceReseed
+        var reseeded = reseed
         let result: RegressionWindowStatus = storage.withUnsafeMutableBufferPointer { buffer in
             let s = buffer.baseAddress!
             if invalid {
                 Self.fillOutputs(s, L, with: .nan)
                 return .nonFiniteInput
             }
-            if reseed { Self.reseed(s, L) } else { Self.replaceOldestRow(s, L) }
+            if reseed {
+                Self.reseed(s, L)
+            } else {
+                Self.replaceOldestRow(s, L)
+                if !Self.withinTolerance(s, L, updates: updates) {
+                    Self.reseed(s, L)
+                    reseeded = true
+                }
+            }
+            for i in 0..<L.m where !(s[L.mean + i].isFinite && s[L.comoments + i + i * L.m].isFinite) {
+                Self.fillOutputs(s, L, with: .nan)
+                return .unrepresentable
+            }
             return Self.estimate(s, L)
         }
+        if reseeded && !reseed { updatesSinceReseed = 0 }
+        if result == .unrepresentable { needsReseed = true }
         status = result
         return result
     }
@@ -206,20 +238,28 @@ public struct RollingRegression: Sendable {
         s[L.residualSD] = value
     }
 
-    /// Exact means and centered co-moments from the window's rows: two passes, `dsyrk`.
+    /// Exact means (compensated sums) and centered co-moments from the window's rows: two passes, `dsyrk`.
     static func reseed(_ s: UnsafeMutablePointer<Double>, _ L: Layout) {
         let m = L.m, n = L.window
         let rows = s + L.rows, centered = s + L.centered
+        let u = WindowArithmetic.unitRoundoff
         for i in 0..<m {
-            var sum = 0.0
+            var sum = 0.0, compensation = 0.0
             var largest = 0.0
             for r in 0..<n {
                 let v = rows[r * m + i]
-                sum += v
-                largest = max(largest, v * v)
+                let t = sum + v
+                compensation += abs(sum) >= abs(v) ? (sum - t) + v : (v - t) + sum
+                sum = t
+                largest = max(largest, abs(v))
             }
-            s[L.mean + i] = sum / Double(n)
-            s[L.scale + i] = largest
+            let mean = (sum + compensation) / Double(n)
+            s[L.mean + i] = mean
+            s[L.scale + i] = largest * largest
+            s[L.largest + i] = largest
+            // Neumaier: |error of the sum| ≤ 2u·|Σ| + 2n·u²·Σ|z|; then the division's rounding.
+            s[L.meanError + i] = 3 * u * abs(mean) + 2 * Double(n) * u * u * largest
+            s[L.meanErrorSum + i] = 0
         }
         for r in 0..<n {
             for i in 0..<m { centered[r * m + i] = rows[r * m + i] - s[L.mean + i] }
@@ -233,10 +273,18 @@ public struct RollingRegression: Sendable {
         let z = s + L.newRow, o = s + L.oldRow
         let mean = s + L.mean, previous = s + L.previousMean, c = s + L.comoments
         let n = Double(L.window)
+        let u = WindowArithmetic.unitRoundoff
         for i in 0..<m {
             previous[i] = mean[i]
-            mean[i] += (z[i] - o[i]) / n
+            let delta = z[i] - o[i]
+            mean[i] += delta / n
             s[L.scale + i] = max(s[L.scale + i], z[i] * z[i])
+            s[L.largest + i] = max(s[L.largest + i], abs(z[i]))
+            // The mean's error bound grows by the rounding of this step; its running total bounds the
+            // effect of the means' errors on the co-moment updates.
+            let meanError = s[L.meanError + i] + u * (abs(mean[i]) + 2 * abs(delta) / n)
+            s[L.meanError + i] = meanError
+            s[L.meanErrorSum + i] += meanError
         }
         for j in 0..<m {
             let zj = z[j] - previous[j], oj = o[j] - previous[j]
@@ -244,6 +292,43 @@ public struct RollingRegression: Sendable {
                 c[i + j * m] += (z[i] - mean[i]) * zj - (o[i] - mean[i]) * oj
             }
         }
+    }
+
+    /// Whether the rounding-error bound of the means and co-moments after `updates` rank-two updates
+    /// since the last re-seed is within the tolerance (see the type's "Accuracy" paragraph).
+    ///
+    /// With `aᵢ` the largest `|zᵢ|` since the re-seed and `Pᵢ` the sum of the mean's error bounds over
+    /// the updates, every co-moment errs by at most `√(SᵢSⱼ)·K`, `Sᵢ = aᵢ²`,
+    /// `K = 4·maxᵢ Pᵢ/aᵢ + 16·updates·u + 2W·u` (each update: ≤ 16u·√(SᵢSⱼ) of rounding plus
+    /// `|Δzᵢ|·δⱼ + δᵢ·|Δzⱼ|` from the means' errors δ; the re-seed: ≤ 2W·u). It is enough that
+    /// `K·Sᵢ ≤ 2t·√(Cᵢᵢ·Qᵢ)` for every column (then by AM–GM `K·√(SᵢSⱼ) ≤ t·(√(CᵢᵢQⱼ) + √(QᵢCⱼⱼ))`), and
+    /// `δᵢ·W ≤ t·√Qᵢ` for the means.
+    @inline(__always)
+    static func withinTolerance(_ s: UnsafeMutablePointer<Double>, _ L: Layout, updates: Int) -> Bool {
+        let m = L.m
+        let u = WindowArithmetic.unitRoundoff, t = WindowArithmetic.checkTolerance
+        let n = Double(L.window)
+        var drift = 0.0
+        for i in 0..<m where s[L.largest + i] > 0 {
+            drift = max(drift, s[L.meanErrorSum + i] / s[L.largest + i])
+        }
+        let k = 4 * drift + u * (16 * Double(updates) + 2 * n)
+        for i in 0..<m {
+            let a = s[L.largest + i]
+            if a == 0 { continue }  // the column is all zeros since the re-seed: exact
+            let c = s[L.comoments + i + i * m], mean = s[L.mean + i], meanError = s[L.meanError + i]
+            let sumOfSquares = c + n * mean * mean
+            let square = a * a
+            if a <= 0x1p200 && a >= 0x1p-200 {
+                let lhs = k * square
+                guard lhs * lhs <= 4 * t * t * c * sumOfSquares,
+                      meanError * meanError * n * n <= t * t * sumOfSquares else { return false }
+            } else {
+                guard k * square <= 2 * t * c.squareRoot() * sumOfSquares.squareRoot(),
+                      meanError * n <= t * sumOfSquares.squareRoot() else { return false }
+            }
+        }
+        return true
     }
 
     /// Relative threshold under which a regressor counts as constant over the window.

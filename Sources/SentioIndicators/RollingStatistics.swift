@@ -1,43 +1,94 @@
 import SentioCore
 
-/// A sliding-window sum that does not drift: running add/subtract, recomputed exactly from the
-/// window every `window` evictions. Also counts the non-zero values in the window.
+/// A sliding-window sum kept as TA-Lib keeps it — add the new value, read the sum, subtract the value
+/// that leaves next — with a rigorous bound on the rounding error the running sum has accumulated.
+///
+/// Each addition or subtraction errs by at most `u·|result|` (`u = 2⁻⁵³`); the bound adds that up (one
+/// FMA per operation), and a running `Σ|x|` (with its own bound) gives the window's magnitude. When the
+/// bound exceeds ``WindowArithmetic/checkTolerance``·`Σ|x|`, the window is summed again with compensated
+/// arithmetic: if TA-Lib's running sum is still within half the tolerance it is kept (so results stay
+/// bit-identical to TA-Lib wherever TA-Lib is accurate), otherwise it is replaced by the exact sum.
+/// A sum that is not representable (overflow) is a ``WindowOverflowError``. Also counts the non-zero
+/// values in the window.
 @usableFromInline
 struct RollingSum: Sendable {
     @usableFromInline var buffer: RingBuffer
+    /// Running sum: of the whole window after ``add(_:)``, of all but the oldest after ``evictOldest()``.
     @usableFromInline var sum = 0.0
+    @usableFromInline var absoluteSum = 0.0
+    /// Bound on `|sum − exact sum of the values it represents|`.
+    @usableFromInline var sumError = 0.0
+    /// Bound on how far `absoluteSum` may exceed the exact `Σ|x|` (it is used as a lower bound).
+    @usableFromInline var absoluteSumError = 0.0
     @usableFromInline var nonZeroCount = 0
-    @usableFromInline var evictionsSinceReseed = 0
+    /// 0-based index of the latest value.
+    @usableFromInline var barIndex = -1
 
     @usableFromInline init(window: Int) { buffer = RingBuffer(capacity: window) }
 
-    @inlinable mutating func push(_ x: Double) {
+    /// Adds `x` to the window (the value it evicts must already have been subtracted by ``evictOldest()``).
+    @inlinable @inline(__always)
+    mutating func add(_ x: Double) {
+        barIndex += 1
         if x != 0 { nonZeroCount += 1 }
-        if let old = buffer.push(x) {
-            if old != 0 { nonZeroCount -= 1 }
-            evictionsSinceReseed += 1
-            if evictionsSinceReseed >= buffer.capacity {
-                reseed()
-                return
-            }
-            sum += x - old
-        } else {
-            sum += x
-        }
+        if let old = buffer.push(x), old != 0 { nonZeroCount -= 1 }
+        let u = WindowArithmetic.unitRoundoff
+        sum += x
+        absoluteSum += abs(x)
+        sumError += u * abs(sum)
+        absoluteSumError += u * absoluteSum
     }
 
-    @usableFromInline mutating func reseed() {
-        var s = 0.0
-        for i in 0..<buffer.count { s += buffer[i] }
-        sum = s
-        evictionsSinceReseed = 0
+    /// Subtracts the oldest value, which leaves the window with the next ``add(_:)``.
+    @inlinable @inline(__always)
+    mutating func evictOldest() {
+        let old = buffer[0]
+        let u = WindowArithmetic.unitRoundoff
+        sum -= old
+        absoluteSum -= abs(old)
+        sumError += u * abs(sum)
+        absoluteSumError += u * absoluteSum
+    }
+
+    /// The window's sum (call when the window is full, after ``add(_:)``), within
+    /// `checkTolerance·Σ|x|` of the exact sum.
+    ///
+    /// - Throws: ``WindowOverflowError`` naming `statistic` when the exact sum is not representable.
+    @inlinable @inline(__always)
+    mutating func checkedSum(_ statistic: @autoclosure () -> String) throws(WindowOverflowError) -> Double {
+        if !(sumError <= WindowArithmetic.checkTolerance * (absoluteSum - absoluteSumError)) {
+            try recompute(statistic())
+        }
+        return sum
+    }
+
+    @usableFromInline
+    mutating func recompute(_ statistic: String) throws(WindowOverflowError) {
+        let exact = WindowArithmetic.compensatedSum(buffer)
+        guard let exactSum = exact.sum else {
+            sumError = .infinity
+            throw WindowOverflowError(
+                statistic: statistic, barIndex: barIndex, windowStart: barIndex - buffer.count + 1, quantity: "window sum")
+        }
+        absoluteSum = exact.absoluteSum
+        absoluteSumError = 0
+        let actual = abs(sum - exactSum)
+        if actual <= 0.5 * WindowArithmetic.checkTolerance * absoluteSum {
+            // TA-Lib's running sum is still accurate: keep it (bit-identity), with its actual error.
+            sumError = actual * (1 + 2 * WindowArithmetic.unitRoundoff) + exact.bound
+        } else {
+            sum = exactSum
+            sumError = exact.bound
+        }
     }
 }
 
 /// Streaming volume ratio: `vₜ / mean(vₜ₋ₙ₊₁ … vₜ)` — the current bar is inside the window.
 ///
 /// Same definition as pandas `volume / volume.rolling(n).mean()`. First value at index `n − 1`.
-/// The window sum is a running sum re-computed exactly every `n` bars (no drift).
+/// The window sum is a running sum with an error bound, recomputed exactly when the bound exceeds
+/// the tolerance: each ratio is within 1e-12 (relative) of the exact `vₜ·n/Σv`, whatever volumes
+/// have passed through the window before.
 ///
 /// **Zero volume.** When every volume in the window is 0 the ratio is 0/0 and Sentio returns NaN
 /// (as pandas does): "no trading in the window, ratio undefined". A zero volume inside an
@@ -59,29 +110,39 @@ public struct VolumeRatio: Sendable {
 
     /// Feeds the next volume; returns the ratio (NaN for an all-zero window), or `nil` before
     /// `window` volumes have been seen.
+    ///
+    /// - Throws: ``WindowOverflowError`` when the window's volume sum exceeds the largest double.
     @inlinable
-    public mutating func update(_ volume: Double) -> Double? {
-        rolling.push(volume)
+    public mutating func update(_ volume: Double) throws(WindowOverflowError) -> Double? {
+        rolling.add(volume)
         guard rolling.buffer.isFull else { return nil }
-        guard rolling.nonZeroCount > 0 else { return .nan }
-        return volume / (rolling.sum / Double(window))
+        guard rolling.nonZeroCount > 0 else {
+            rolling.evictOldest()
+            return .nan
+        }
+        let total = try rolling.checkedSum("volume ratio (window \(window))")
+        let ratio = volume / (total / Double(window))
+        rolling.evictOldest()
+        return ratio
     }
 }
 
 /// Volume ratio over a series (pandas `v / v.rolling(n).mean()`), by running ``VolumeRatio``.
 ///
 /// - Returns: values valid from index `window − 1`; NaN where the whole window has zero volume.
-public func volumeRatio(_ volume: [Double], window: Int = 20) -> IndicatorSeries {
+/// - Throws: ``WindowOverflowError`` naming the first bar whose window sum overflows.
+public func volumeRatio(_ volume: [Double], window: Int = 20) throws(WindowOverflowError) -> IndicatorSeries {
     var state = VolumeRatio(window: window)
-    return volume.withUnsafeBufferPointer { input in
-        collectSeries(count: input.count, lookback: window - 1) { state.update(input[$0]) }
+    return try volume.withUnsafeBufferPointer { input throws(WindowOverflowError) in
+        try collectSeries(count: input.count, lookback: window - 1) { i throws(WindowOverflowError) in try state.update(input[i]) }
     }
 }
 
 /// Streaming rolling mean over the last `window` values (pandas `rolling(window).mean()`).
 ///
-/// Backed by SentioCore's ``RollingMoments`` (Welford add/remove, exact re-seed every `window`
-/// values, so it does not drift). First value at index `window − 1`. Inputs must be finite.
+/// Backed by SentioCore's ``RollingMoments`` (Welford add/remove with an error bound; exact
+/// re-computation every `window` values and whenever the bound exceeds the tolerance). Each value is
+/// within 1e-12·Σ|xᵢ|/n of the exact window mean. First value at index `window − 1`. Inputs must be finite.
 public struct RollingMean: Sendable {
     @usableFromInline var moments: RollingMoments
     /// Window length.
@@ -115,10 +176,12 @@ public func rollingMean(_ x: [Double], window: Int) -> IndicatorSeries {
 /// Streaming rolling standard deviation `√(Σ(xᵢ − x̄)² / (n − ddof))` over the last `n = window`
 /// values (pandas `rolling(window).std(ddof=...)`, default `ddof = 1`, the sample deviation).
 ///
-/// Backed by ``RollingMoments`` (no drift: exact re-seed every `window` values). First value at
-/// index `window − 1`. Inputs must be finite.
+/// Backed by ``RollingMoments``: each value is within `1e-12·R` of the exact standard deviation,
+/// `R = √(Σxᵢ²/(n − ddof))` (the scale at which relative perturbations of the inputs move it). First
+/// value at index `window − 1`. Inputs must be finite.
 public struct RollingStandardDeviation: Sendable {
     @usableFromInline var moments: RollingMoments
+    @usableFromInline var barIndex = -1
     /// Delta degrees of freedom: 1 = sample (pandas default), 0 = population.
     public let ddof: Int
     /// Window length.
@@ -137,19 +200,31 @@ public struct RollingStandardDeviation: Sendable {
     public var lookback: Int { window - 1 }
 
     /// Feeds the next value; returns the window's standard deviation, or `nil` until it is full.
+    ///
+    /// - Throws: ``WindowOverflowError`` when the standard deviation exceeds the largest double.
     @inlinable
-    public mutating func update(_ x: Double) -> Double? {
+    public mutating func update(_ x: Double) throws(WindowOverflowError) -> Double? {
+        barIndex += 1
         moments.push(x)
-        return moments.isFull ? moments.standardDeviation(ddof: ddof) : nil
+        guard moments.isFull else { return nil }
+        let s = moments.standardDeviation(ddof: ddof)
+        guard s.isFinite || !x.isFinite else {
+            throw WindowOverflowError(
+                statistic: "rolling standard deviation (window \(window))", barIndex: barIndex,
+                windowStart: barIndex - window + 1, quantity: "standard deviation")
+        }
+        return s
     }
 }
 
 /// Rolling standard deviation (pandas `rolling(window).std(ddof=ddof)`), by running
 /// ``RollingStandardDeviation``.
-public func rollingStandardDeviation(_ x: [Double], window: Int, ddof: Int = 1) -> IndicatorSeries {
+///
+/// - Throws: ``WindowOverflowError`` naming the first bar whose standard deviation overflows.
+public func rollingStandardDeviation(_ x: [Double], window: Int, ddof: Int = 1) throws(WindowOverflowError) -> IndicatorSeries {
     var state = RollingStandardDeviation(window: window, ddof: ddof)
-    return x.withUnsafeBufferPointer { input in
-        collectSeries(count: input.count, lookback: window - 1) { state.update(input[$0]) }
+    return try x.withUnsafeBufferPointer { input throws(WindowOverflowError) in
+        try collectSeries(count: input.count, lookback: window - 1) { i throws(WindowOverflowError) in try state.update(input[i]) }
     }
 }
 
@@ -157,7 +232,11 @@ public func rollingStandardDeviation(_ x: [Double], window: Int, ddof: Int = 1) 
 /// (with `ddof`, default 1) of the window `xₜ₋ₙ₊₁ … xₜ`, which includes the current value —
 /// pandas `(x − x.rolling(n).mean()) / x.rolling(n).std()`.
 ///
-/// When the window is constant (`s == 0`) the z-score is undefined and Sentio returns NaN.
+/// When the window is constant (`s == 0`) the z-score is undefined and Sentio returns NaN (decided
+/// exactly: the window is recomputed whenever the running `s` is not known to be non-zero). Otherwise
+/// each value is within `1e-12·(1 + |z|)·R/s` of the exact z-score, `R = √(Σxᵢ²/(n − ddof))` (the
+/// propagated accuracy of the mean and standard deviation), computed in the window's scale so that
+/// it never overflows.
 public struct RollingZScore: Sendable {
     @usableFromInline var moments: RollingMoments
     /// Delta degrees of freedom of the standard deviation.
@@ -183,8 +262,7 @@ public struct RollingZScore: Sendable {
     public mutating func update(_ x: Double) -> Double? {
         moments.push(x)
         guard moments.isFull else { return nil }
-        let s = moments.standardDeviation(ddof: ddof)
-        return s > 0 ? (x - moments.mean) / s : .nan
+        return moments.zScore(of: x, ddof: ddof)
     }
 }
 

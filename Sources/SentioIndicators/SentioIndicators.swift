@@ -8,13 +8,24 @@ import SentioCore
 // first valid index, TA-Lib's `outBegIdx`).
 
 /// Runs `update` over `input` and collects the results into an ``IndicatorSeries`` whose values
-/// are NaN where `update` returned `nil` (the warm-up).
+/// are NaN where `update` returned `nil` (the warm-up). The first error thrown by `update` stops the
+/// run and is rethrown.
 @inlinable
-func collectSeries(
-    count: Int, lookback: Int, _ update: (Int) -> Double?
-) -> IndicatorSeries {
+func collectSeries<E: Error>(
+    count: Int, lookback: Int, _ update: (Int) throws(E) -> Double?
+) throws(E) -> IndicatorSeries {
+    var failure: E?
     let values = makeDoubleArray(count: count) { out in
-        for i in 0..<count { out[i] = update(i) ?? .nan }
+        for i in 0..<count {
+            do throws(E) {
+                out[i] = try update(i) ?? .nan
+            } catch {
+                failure = error
+                for j in i..<count { out[j] = .nan }
+                return
+            }
+        }
     }
+    if let failure { throw failure }
     return IndicatorSeries(values: values, firstValidIndex: lookback)
 }

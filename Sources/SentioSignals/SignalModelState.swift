@@ -13,6 +13,9 @@ public enum SignalInputError: UserInputError, Equatable {
     case nonIncreasingTimestamp(symbol: String, barIndex: Int, previous: Int64, timestamp: Int64)
     /// A price or the volume is NaN, infinite, negative (or a price is zero).
     case invalidValue(symbol: String, barIndex: Int, timestamp: Int64, field: String, value: Double)
+    /// A windowed quantity of this bar cannot be represented as a double (e.g. the volume ratio's window sum
+    /// overflows, or the regression window's moments do). The bar has been consumed (the state stays usable).
+    case unrepresentable(symbol: String, barIndex: Int, timestamp: Int64, detail: String)
 
     public var description: String {
         switch self {
@@ -21,6 +24,8 @@ public enum SignalInputError: UserInputError, Equatable {
         case let .invalidValue(symbol, barIndex, timestamp, field, value):
             return "\(symbol): bar \(barIndex) (\(iso8601(epochSeconds: timestamp))): field '\(field)' is \(value); "
                 + "the signal model needs finite positive prices (log returns) and a finite non-negative volume"
+        case let .unrepresentable(symbol, barIndex, timestamp, detail):
+            return "\(symbol): bar \(barIndex) (\(iso8601(epochSeconds: timestamp))): \(detail)"
         }
     }
 }
@@ -83,10 +88,12 @@ public struct SignalModelState: Sendable {
     /// Feeds the next bar and returns its signal.
     ///
     /// - Throws: ``SignalInputError`` for a timestamp not after the previous one, or a non-finite, negative or
-    ///   zero price, or a negative or non-finite volume. The state is unchanged when it throws.
+    ///   zero price, or a negative or non-finite volume (the state is then unchanged); `.unrepresentable` when a
+    ///   windowed quantity of this bar overflows the double range (the bar is then consumed, and later bars can
+    ///   still be fed).
     public mutating func update(_ bar: Bar) throws(SignalInputError) -> Signal {
         try check(bar)
-        return advance(bar)
+        return try advance(bar)
     }
 
     @inline(__always)
@@ -105,14 +112,24 @@ public struct SignalModelState: Sendable {
         .invalidValue(symbol: symbol, barIndex: barIndex, timestamp: timestamp, field: field, value: value)
     }
 
-    /// The update step shared by streaming and batch evaluation (inputs already checked).
+    /// The update step shared by streaming and batch evaluation (inputs already checked). A quantity that
+    /// overflows is recorded, the bar is consumed in full (so the state stays consistent), then reported.
     @usableFromInline
-    mutating func advance(_ bar: Bar) -> Signal {
+    mutating func advance(_ bar: Bar) throws(SignalInputError) -> Signal {
         let t = barIndex
         let close = bar.close
+        var overflow: String?
         let rsiValue = rsi.update(close) ?? .nan
-        let atrValue = atr.update(high: bar.high, low: bar.low, close: close) ?? .nan
-        let ratio = volumeRatio.update(bar.volume) ?? .nan
+        let atrValue: Double
+        do { atrValue = try atr.update(high: bar.high, low: bar.low, close: close) ?? .nan } catch {
+            atrValue = .nan
+            overflow = error.description
+        }
+        let ratio: Double
+        do { ratio = try volumeRatio.update(bar.volume) ?? .nan } catch {
+            ratio = .nan
+            overflow = overflow ?? error.description
+        }
         closes.push(close)
 
         let k = Self.featureCount
@@ -150,6 +167,13 @@ public struct SignalModelState: Sendable {
         barIndex = t + 1
         previousClose = close
         previousTimestamp = bar.timestamp
+        if status == .unrepresentable {
+            overflow = overflow ?? "the regression window's moments (features and targets of the last "
+                + "\(config.regressionWindow) bars) exceed the largest double (1.8e308) and cannot be represented"
+        }
+        if let overflow {
+            throw .unrepresentable(symbol: symbol, barIndex: t, timestamp: bar.timestamp, detail: overflow)
+        }
 
         var signal = Signal(
             symbol: symbol, timestamp: bar.timestamp, barIndex: t, price: close, change: change,
@@ -160,7 +184,7 @@ public struct SignalModelState: Sendable {
         switch status {
         case .warmingUp:
             return signal
-        case .singular, .nonFiniteInput:
+        case .singular, .nonFiniteInput, .unrepresentable:
             signal.reason = .degenerateFit
             return signal
         case .estimated:

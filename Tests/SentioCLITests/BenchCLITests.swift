@@ -92,7 +92,7 @@ struct BenchCLITests {
         #expect(run.status == 0, "\(run.stderr)")
         let report = try parseReport(run.stdout, workload: "volume-ratio", size: 500, repeats: 1)
         let volumes = Array(try OHLCVReader.read(path: sampleFiles[0]).volume.prefix(500))
-        let expected = volumeRatio(volumes, window: 20)
+        let expected = try volumeRatio(volumes, window: 20)
         #expect(sameNaNsAndValues(try readDump(dump), expected.values))
         expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(expected.values), relative: 1e-12)
     }

@@ -18,8 +18,8 @@ struct IndicatorsCommandTests {
         let bars = try OHLCVReader.read(path: sample)
         #expect(lines.count == bars.count + 1)
         let expected: [IndicatorSeries] = [
-            relativeStrengthIndex(bars.close, period: 10), volumeRatio(bars.volume, window: 20),
-            averageTrueRange(bars, period: 14), simpleMovingAverage(bars.close, period: 5),
+            relativeStrengthIndex(bars.close, period: 10), try volumeRatio(bars.volume, window: 20),
+            try averageTrueRange(bars, period: 14), try simpleMovingAverage(bars.close, period: 5),
             exponentialMovingAverage(bars.close, period: 5),
         ]
         for (i, line) in lines.dropFirst().enumerated() {

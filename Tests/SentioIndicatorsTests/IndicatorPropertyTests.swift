@@ -24,14 +24,14 @@ func randomBars(count: Int, seed: UInt64) -> (open: [Double], high: [Double], lo
 struct IndicatorCase: CustomTestStringConvertible, Sendable {
     let name: String
     let lookback: Int
-    let batch: @Sendable (_ high: [Double], _ low: [Double], _ close: [Double], _ volume: [Double]) -> IndicatorSeries
-    let streaming: @Sendable (_ high: [Double], _ low: [Double], _ close: [Double], _ volume: [Double]) -> [Double?]
+    let batch: @Sendable (_ high: [Double], _ low: [Double], _ close: [Double], _ volume: [Double]) throws -> IndicatorSeries
+    let streaming: @Sendable (_ high: [Double], _ low: [Double], _ close: [Double], _ volume: [Double]) throws -> [Double?]
     var testDescription: String { name }
 }
 
-func streamAll<S>(_ state: S, _ count: Int, _ step: (inout S, Int) -> Double?) -> [Double?] {
+func streamAll<S>(_ state: S, _ count: Int, _ step: (inout S, Int) throws -> Double?) rethrows -> [Double?] {
     var s = state
-    return (0..<count).map { step(&s, $0) }
+    return try (0..<count).map { try step(&s, $0) }
 }
 
 let indicatorCases: [IndicatorCase] = [
@@ -39,20 +39,20 @@ let indicatorCases: [IndicatorCase] = [
                   streaming: { _, _, c, _ in streamAll(RelativeStrengthIndex(period: 14), c.count) { $0.update(c[$1]) } }),
     IndicatorCase(name: "RSI(2)", lookback: 2, batch: { _, _, c, _ in relativeStrengthIndex(c, period: 2) },
                   streaming: { _, _, c, _ in streamAll(RelativeStrengthIndex(period: 2), c.count) { $0.update(c[$1]) } }),
-    IndicatorCase(name: "SMA(20)", lookback: 19, batch: { _, _, c, _ in simpleMovingAverage(c, period: 20) },
-                  streaming: { _, _, c, _ in streamAll(SimpleMovingAverage(period: 20), c.count) { $0.update(c[$1]) } }),
+    IndicatorCase(name: "SMA(20)", lookback: 19, batch: { _, _, c, _ in try simpleMovingAverage(c, period: 20) },
+                  streaming: { _, _, c, _ in try streamAll(SimpleMovingAverage(period: 20), c.count) { try $0.update(c[$1]) } }),
     IndicatorCase(name: "EMA(20)", lookback: 19, batch: { _, _, c, _ in exponentialMovingAverage(c, period: 20) },
                   streaming: { _, _, c, _ in streamAll(ExponentialMovingAverage(period: 20), c.count) { $0.update(c[$1]) } }),
-    IndicatorCase(name: "ATR(14)", lookback: 14, batch: { h, l, c, _ in averageTrueRange(high: h, low: l, close: c, period: 14) },
-                  streaming: { h, l, c, _ in streamAll(AverageTrueRange(period: 14), c.count) { $0.update(high: h[$1], low: l[$1], close: c[$1]) } }),
-    IndicatorCase(name: "VolumeRatio(20)", lookback: 19, batch: { _, _, _, v in volumeRatio(v, window: 20) },
-                  streaming: { _, _, _, v in streamAll(VolumeRatio(window: 20), v.count) { $0.update(v[$1]) } }),
+    IndicatorCase(name: "ATR(14)", lookback: 14, batch: { h, l, c, _ in try averageTrueRange(high: h, low: l, close: c, period: 14) },
+                  streaming: { h, l, c, _ in try streamAll(AverageTrueRange(period: 14), c.count) { try $0.update(high: h[$1], low: l[$1], close: c[$1]) } }),
+    IndicatorCase(name: "VolumeRatio(20)", lookback: 19, batch: { _, _, _, v in try volumeRatio(v, window: 20) },
+                  streaming: { _, _, _, v in try streamAll(VolumeRatio(window: 20), v.count) { try $0.update(v[$1]) } }),
     IndicatorCase(name: "RollingMean(7)", lookback: 6, batch: { _, _, c, _ in rollingMean(c, window: 7) },
                   streaming: { _, _, c, _ in streamAll(RollingMean(window: 7), c.count) { $0.update(c[$1]) } }),
-    IndicatorCase(name: "RollingStd(20)", lookback: 19, batch: { _, _, c, _ in rollingStandardDeviation(c, window: 20) },
-                  streaming: { _, _, c, _ in streamAll(RollingStandardDeviation(window: 20), c.count) { $0.update(c[$1]) } }),
-    IndicatorCase(name: "RollingStd(5, ddof 0)", lookback: 4, batch: { _, _, c, _ in rollingStandardDeviation(c, window: 5, ddof: 0) },
-                  streaming: { _, _, c, _ in streamAll(RollingStandardDeviation(window: 5, ddof: 0), c.count) { $0.update(c[$1]) } }),
+    IndicatorCase(name: "RollingStd(20)", lookback: 19, batch: { _, _, c, _ in try rollingStandardDeviation(c, window: 20) },
+                  streaming: { _, _, c, _ in try streamAll(RollingStandardDeviation(window: 20), c.count) { try $0.update(c[$1]) } }),
+    IndicatorCase(name: "RollingStd(5, ddof 0)", lookback: 4, batch: { _, _, c, _ in try rollingStandardDeviation(c, window: 5, ddof: 0) },
+                  streaming: { _, _, c, _ in try streamAll(RollingStandardDeviation(window: 5, ddof: 0), c.count) { try $0.update(c[$1]) } }),
     IndicatorCase(name: "ZScore(20)", lookback: 19, batch: { _, _, c, _ in rollingZScore(c, window: 20) },
                   streaming: { _, _, c, _ in streamAll(RollingZScore(window: 20), c.count) { $0.update(c[$1]) } }),
 ]
@@ -60,11 +60,11 @@ let indicatorCases: [IndicatorCase] = [
 @Suite("Indicator properties")
 struct IndicatorPropertyTests {
     @Test("batch equals streaming bit for bit", arguments: indicatorCases)
-    func batchEqualsStreaming(_ indicator: IndicatorCase) {
+    func batchEqualsStreaming(_ indicator: IndicatorCase) throws {
         for seed in UInt64(1)...5 {
             let b = randomBars(count: 1_000, seed: seed)
-            let batch = indicator.batch(b.high, b.low, b.close, b.volume)
-            let stream = indicator.streaming(b.high, b.low, b.close, b.volume)
+            let batch = try indicator.batch(b.high, b.low, b.close, b.volume)
+            let stream = try indicator.streaming(b.high, b.low, b.close, b.volume)
             #expect(batch.firstValidIndex == indicator.lookback)
             #expect(stream.firstIndex { $0 != nil } == indicator.lookback, "streaming warm-up")
             var mismatches = 0
@@ -81,11 +81,11 @@ struct IndicatorPropertyTests {
     }
 
     @Test("no look-ahead: values on a prefix equal the prefix of the values", arguments: indicatorCases)
-    func prefixInvariance(_ indicator: IndicatorCase) {
+    func prefixInvariance(_ indicator: IndicatorCase) throws {
         let b = randomBars(count: 600, seed: 42)
-        let full = indicator.batch(b.high, b.low, b.close, b.volume)
+        let full = try indicator.batch(b.high, b.low, b.close, b.volume)
         for m in [0, 1, indicator.lookback, indicator.lookback + 1, 137, 599] {
-            let prefix = indicator.batch(Array(b.high[..<m]), Array(b.low[..<m]), Array(b.close[..<m]), Array(b.volume[..<m]))
+            let prefix = try indicator.batch(Array(b.high[..<m]), Array(b.low[..<m]), Array(b.close[..<m]), Array(b.volume[..<m]))
             #expect(prefix.values.count == m)
             #expect(prefix.firstValidIndex == min(indicator.lookback, m))
             let expected = IndicatorSeries(values: Array(full.values[..<m]), firstValidIndex: full.firstValidIndex)
@@ -94,10 +94,10 @@ struct IndicatorPropertyTests {
     }
 
     @Test("inputs shorter than the lookback give an all-invalid series", arguments: indicatorCases)
-    func shortInputs(_ indicator: IndicatorCase) {
+    func shortInputs(_ indicator: IndicatorCase) throws {
         let b = randomBars(count: indicator.lookback, seed: 7)
         for m in 0...indicator.lookback {
-            let s = indicator.batch(Array(b.high[..<m]), Array(b.low[..<m]), Array(b.close[..<m]), Array(b.volume[..<m]))
+            let s = try indicator.batch(Array(b.high[..<m]), Array(b.low[..<m]), Array(b.close[..<m]), Array(b.volume[..<m]))
             #expect(s.values.count == m)
             #expect(s.firstValidIndex == m)
             #expect(s.values.allSatisfy { $0.isNaN })
@@ -116,10 +116,10 @@ struct IndicatorPropertyTests {
         #expect(relativeStrengthIndex(flat).validValues.allSatisfy { $0 == 50 })
     }
 
-    @Test func smaAndEmaAgreeWithNaiveFormulas() {
+    @Test func smaAndEmaAgreeWithNaiveFormulas() throws {
         let b = randomBars(count: 300, seed: 11)
         let x = b.close, n = 10
-        let sma = simpleMovingAverage(x, period: n), ema = exponentialMovingAverage(x, period: n)
+        let sma = try simpleMovingAverage(x, period: n), ema = exponentialMovingAverage(x, period: n)
         let k = 2.0 / Double(n + 1)
         var e = x[0..<n].reduce(0, +) / Double(n)
         for t in (n - 1)..<x.count {
@@ -129,10 +129,10 @@ struct IndicatorPropertyTests {
         }
     }
 
-    @Test func atrAgreesWithNaiveFormula() {
+    @Test func atrAgreesWithNaiveFormula() throws {
         let b = randomBars(count: 300, seed: 12)
         let n = 5
-        let atr = averageTrueRange(high: b.high, low: b.low, close: b.close, period: n)
+        let atr = try averageTrueRange(high: b.high, low: b.low, close: b.close, period: n)
         var tr: [Double] = []
         for t in 1..<b.close.count {
             let range: Double = b.high[t] - b.low[t]
@@ -148,10 +148,10 @@ struct IndicatorPropertyTests {
         }
     }
 
-    @Test func volumeRatioZeroWindowIsNaN() {
+    @Test func volumeRatioZeroWindowIsNaN() throws {
         var volume = [Double](repeating: 100, count: 10) + [Double](repeating: 0, count: 10) + [50, 0, 0]
         volume += [Double](repeating: 0, count: 5)
-        let ratio = volumeRatio(volume, window: 4)
+        let ratio = try volumeRatio(volume, window: 4)
         // Windows ending at 13...19 hold only zeros.
         for t in 13...19 { #expect(ratio.values[t].isNaN, "index \(t)") }
         #expect(ratio.values[10] == 0)  // zero volume in a traded window
@@ -160,7 +160,7 @@ struct IndicatorPropertyTests {
         for t in 24..<volume.count { #expect(ratio.values[t].isNaN) }
         var stream = VolumeRatio(window: 4)
         for t in volume.indices {
-            let v = stream.update(volume[t])
+            let v = try stream.update(volume[t])
             #expect(t < 3 ? v == nil : v!.bitPattern == ratio.values[t].bitPattern)
         }
     }
@@ -175,7 +175,7 @@ struct IndicatorPropertyTests {
 
     /// 10⁶ points with a large level and a small spread (the hard case for running sums):
     /// the streaming standard deviation must agree with a two-pass per-window recomputation.
-    @Test func rollingStdDoesNotDriftOverAMillionPoints() {
+    @Test func rollingStdDoesNotDriftOverAMillionPoints() throws {
         var rng = SplitMix64(seed: 2024)
         let count = 1_000_000, window = 50
         var x = [Double](repeating: 0, count: count)
@@ -184,7 +184,7 @@ struct IndicatorPropertyTests {
             level += rng.nextGaussian()
             x[i] = level + 0.01 * rng.nextGaussian()
         }
-        let std = rollingStandardDeviation(x, window: window)
+        let std = try rollingStandardDeviation(x, window: window)
         let mean = rollingMean(x, window: window)
         var worstStd = 0.0, worstMean = 0.0
         for t in stride(from: window - 1, to: count, by: 9_973) + [count - 1] {
