@@ -80,8 +80,8 @@ public struct RollingRegression: Sendable {
     @usableFromInline
     struct Layout: Sendable {
         let k: Int, m: Int, window: Int
-        let rows: Int, centered: Int, mean: Int, previousMean: Int, comoments: Int, scale: Int
-        let largest: Int, meanError: Int, meanErrorSum: Int
+        let rows: Int, centered: Int, mean: Int, previousMean: Int, comoments: Int
+        let largest: Int, meanLow: Int, meanError: Int, reseedDrift: Int
         let newRow: Int, oldRow: Int, cholesky: Int, inverse: Int, w: Int, slopes: Int
         let coefficients: Int, standardErrors: Int, tStatistics: Int, rSquared: Int, residualSD: Int
         let total: Int
@@ -93,8 +93,8 @@ public struct RollingRegression: Sendable {
             var next = 0
             func take(_ n: Int) -> Int { defer { next += n }; return next }
             rows = take(window * m); centered = take(window * m)
-            mean = take(m); previousMean = take(m); comoments = take(m * m); scale = take(m)
-            largest = take(m); meanError = take(m); meanErrorSum = take(m)
+            mean = take(m); previousMean = take(m); comoments = take(m * m)
+            largest = take(m); meanLow = take(m); meanError = take(m); reseedDrift = take(1)
             newRow = take(m); oldRow = take(m)
             cholesky = take(k * k); inverse = take(k * k); w = take(k); slopes = take(k)
             coefficients = take(m); standardErrors = take(m); tStatistics = take(m)
@@ -190,9 +190,12 @@ public struct RollingRegression: Sendable {
                     reseeded = true
                 }
             }
-            for i in 0..<L.m where !(s[L.mean + i].isFinite && s[L.comoments + i + i * L.m].isFinite) {
-                Self.fillOutputs(s, L, with: .nan)
-                return .unrepresentable
+            // An update that passed `withinTolerance` has finite means and co-moments; after a re-seed, check.
+            if reseeded {
+                for i in 0..<L.m where !(s[L.mean + i].isFinite && s[L.comoments + i + i * L.m].isFinite) {
+                    Self.fillOutputs(s, L, with: .nan)
+                    return .unrepresentable
+                }
             }
             return Self.estimate(s, L)
         }
@@ -243,6 +246,7 @@ public struct RollingRegression: Sendable {
         let m = L.m, n = L.window
         let rows = s + L.rows, centered = s + L.centered
         let u = WindowArithmetic.unitRoundoff
+        var drift = 0.0
         for i in 0..<m {
             var sum = 0.0, compensation = 0.0
             var largest = 0.0
@@ -255,12 +259,14 @@ public struct RollingRegression: Sendable {
             }
             let mean = (sum + compensation) / Double(n)
             s[L.mean + i] = mean
-            s[L.scale + i] = largest * largest
             s[L.largest + i] = largest
             // Neumaier: |error of the sum| ≤ 2u·|Σ| + 2n·u²·Σ|z|; then the division's rounding.
-            s[L.meanError + i] = 3 * u * abs(mean) + 2 * Double(n) * u * u * largest
-            s[L.meanErrorSum + i] = 0
+            s[L.meanLow + i] = 0
+            let meanError = 3 * u * abs(mean) + 2 * Double(n) * u * u * largest
+            s[L.meanError + i] = meanError
+            drift = max(drift, largest > 0 ? meanError / largest : 0)
         }
+        s[L.reseedDrift] = drift
         for r in 0..<n {
             for i in 0..<m { centered[r * m + i] = rows[r * m + i] - s[L.mean + i] }
         }
@@ -272,19 +278,22 @@ public struct RollingRegression: Sendable {
         let m = L.m
         let z = s + L.newRow, o = s + L.oldRow
         let mean = s + L.mean, previous = s + L.previousMean, c = s + L.comoments
-        let n = Double(L.window)
-        let u = WindowArithmetic.unitRoundoff
+        let inverse = 1 / Double(L.window)
         for i in 0..<m {
-            previous[i] = mean[i]
-            let delta = z[i] - o[i]
-            mean[i] += delta / n
-            s[L.scale + i] = max(s[L.scale + i], z[i] * z[i])
-            s[L.largest + i] = max(s[L.largest + i], abs(z[i]))
-            // The mean's error bound grows by the rounding of this step; its running total bounds the
-            // effect of the means' errors on the co-moment updates.
-            let meanError = s[L.meanError + i] + u * (abs(mean[i]) + 2 * abs(delta) / n)
-            s[L.meanError + i] = meanError
-            s[L.meanErrorSum + i] += meanError
+            let oldMean = mean[i]
+            previous[i] = oldMean
+            let zi = z[i]
+            let delta = zi - o[i]
+            // The mean is kept as a double-double (mean + meanLow, TwoSum), so that its rounding does not
+            // accumulate: the stored `mean` stays within u·|mean| + (the step errors) of the exact mean.
+            let step = delta * inverse
+            let high = oldMean + step
+            let b = high - oldMean
+            let low = s[L.meanLow + i] + ((oldMean - (high - b)) + (step - b))
+            let renormalized = high + low
+            s[L.meanLow + i] = low - (renormalized - high)
+            mean[i] = renormalized
+            s[L.largest + i] = max(s[L.largest + i], abs(zi))
         }
         for j in 0..<m {
             let zj = z[j] - previous[j], oj = o[j] - previous[j]
@@ -297,27 +306,32 @@ public struct RollingRegression: Sendable {
     /// Whether the rounding-error bound of the means and co-moments after `updates` rank-two updates
     /// since the last re-seed is within the tolerance (see the type's "Accuracy" paragraph).
     ///
-    /// With `aᵢ` the largest `|zᵢ|` since the re-seed and `Pᵢ` the sum of the mean's error bounds over
-    /// the updates, every co-moment errs by at most `√(SᵢSⱼ)·K`, `Sᵢ = aᵢ²`,
-    /// `K = 4·maxᵢ Pᵢ/aᵢ + 16·updates·u + 2W·u` (each update: ≤ 16u·√(SᵢSⱼ) of rounding plus
-    /// `|Δzᵢ|·δⱼ + δᵢ·|Δzⱼ|` from the means' errors δ; the re-seed: ≤ 2W·u). It is enough that
-    /// `K·Sᵢ ≤ 2t·√(Cᵢᵢ·Qᵢ)` for every column (then by AM–GM `K·√(SᵢSⱼ) ≤ t·(√(CᵢᵢQⱼ) + √(QᵢCⱼⱼ))`), and
-    /// `δᵢ·W ≤ t·√Qᵢ` for the means.
+    /// With `aᵢ` the largest `|zᵢ|` since the re-seed (so every `|Δzᵢ| ≤ 2aᵢ`) and `k` updates: the means
+    /// are kept as double-doubles, so the error of `mean + meanLow` grows per update by at most
+    /// `u·(3|Δzᵢ|/W + u·|meanᵢ|) ≤ u·aᵢ·(6/W + u)`, and the stored `meanᵢ` is off by at most that plus
+    /// `u·|meanᵢ|`: `δᵢ(k) ≤ Eᵢ + k·u·aᵢ·(6/W + u) + u·aᵢ` (`Eᵢ` the re-seed's bound). Every co-moment errs by
+    /// at most `√(SᵢSⱼ)·K`, `Sᵢ = aᵢ²`, with `K = 4·D + 16k·u + 2W·u`: each update adds ≤ 16u·√(SᵢSⱼ) of
+    /// rounding plus `|Δzᵢ|·δⱼ + δᵢ·|Δzⱼ|` from the means' errors, whose sum over the updates is at most
+    /// `2aⱼ·Σδᵢ + …`, `Σδᵢ/aᵢ ≤ D = k·maxᵢ Eᵢ/aᵢ + k²·u·(3/W + u) + k·u`; the re-seed (BLAS `dsyrk`) adds
+    /// ≤ 2W·u. It is enough that `K·Sᵢ ≤ 2t·√(Cᵢᵢ·Qᵢ)` for every column (then by AM–GM
+    /// `K·√(SᵢSⱼ) ≤ t·(√(CᵢᵢQⱼ) + √(QᵢCⱼⱼ))`), and `δᵢ·W ≤ t·√Qᵢ` for the means. O(k) flops, no
+    /// per-update bookkeeping beyond `aᵢ`.
     @inline(__always)
     static func withinTolerance(_ s: UnsafeMutablePointer<Double>, _ L: Layout, updates: Int) -> Bool {
         let m = L.m
         let u = WindowArithmetic.unitRoundoff, t = WindowArithmetic.checkTolerance
         let n = Double(L.window)
-        var drift = 0.0
-        for i in 0..<m where s[L.largest + i] > 0 {
-            drift = max(drift, s[L.meanErrorSum + i] / s[L.largest + i])
-        }
-        let k = 4 * drift + u * (16 * Double(updates) + 2 * n)
+        let updateCount = Double(updates)
+        let stepGrowth = u * (6 / n + u)
+        let drift = updateCount * s[L.reseedDrift] + updateCount * updateCount * u * (3 / n + u) + updateCount * u
+        let k = 4 * drift + u * (16 * updateCount + 2 * n)
+        let meanGrowth = updateCount * stepGrowth + u
         for i in 0..<m {
             let a = s[L.largest + i]
             if a == 0 { continue }  // the column is all zeros since the re-seed: exact
-            let c = s[L.comoments + i + i * m], mean = s[L.mean + i], meanError = s[L.meanError + i]
+            let c = s[L.comoments + i + i * m], mean = s[L.mean + i], meanError = s[L.meanError + i] + meanGrowth * a
             let sumOfSquares = c + n * mean * mean
+            guard sumOfSquares < .infinity else { return false }  // overflow (or NaN): re-seed and report
             let square = a * a
             if a <= 0x1p200 && a >= 0x1p-200 {
                 let lhs = k * square
@@ -342,7 +356,7 @@ public struct RollingRegression: Sendable {
         let n = Double(L.window)
         let c = s + L.comoments, mean = s + L.mean
         let chol = s + L.cholesky, inv = s + L.inverse, w = s + L.w, b = s + L.slopes
-        for i in 0..<k where !(c[i + i * m] > constantColumnTolerance * n * s[L.scale + i]) {
+        for i in 0..<k where !(c[i + i * m] > constantColumnTolerance * n * (s[L.largest + i] * s[L.largest + i])) {
             fillOutputs(s, L, with: .nan)
             return .singular
         }

@@ -57,18 +57,18 @@ struct RollingSum: Sendable {
     @inlinable @inline(__always)
     mutating func checkedSum(_ statistic: @autoclosure () -> String) throws(WindowOverflowError) -> Double {
         if !(sumError <= WindowArithmetic.checkTolerance * (absoluteSum - absoluteSumError)) {
-            try recompute(statistic())
+            try recompute(statistic)  // the name is built only for an error: no allocation per recompute
         }
         return sum
     }
 
     @usableFromInline
-    mutating func recompute(_ statistic: String) throws(WindowOverflowError) {
+    mutating func recompute(_ statistic: () -> String) throws(WindowOverflowError) {
         let exact = WindowArithmetic.compensatedSum(buffer)
         guard let exactSum = exact.sum else {
             sumError = .infinity
             throw WindowOverflowError(
-                statistic: statistic, barIndex: barIndex, windowStart: barIndex - buffer.count + 1, quantity: "window sum")
+                statistic: statistic(), barIndex: barIndex, windowStart: barIndex - buffer.count + 1, quantity: "window sum")
         }
         absoluteSum = exact.absoluteSum
         absoluteSumError = 0

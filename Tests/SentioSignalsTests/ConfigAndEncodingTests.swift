@@ -148,8 +148,12 @@ struct ConfigAndEncodingTests {
             #expect(entry["warmUp"] as? Bool == (i < config.firstSignalIndex))
             #expect(entry["status"] as? String == signals[i].reason.rawValue)
         }
-        // Full precision: numbers read back exactly.
-        #expect((entries[100]["aiSignal"] as! NSNumber).doubleValue == signals[100].aiSignal)
+        // Full precision: numbers read back exactly. (Read with JSONDecoder: Foundation's JSONSerialization on
+        // Linux misrounds some decimals, e.g. 0.7870499855736526 reads 2 ulps off.)
+        struct Entry: Decodable { var aiSignal: Double? }
+        struct Document: Decodable { var signals: [Entry] }
+        let decoded = try JSONDecoder().decode(Document.self, from: Data(text.utf8))
+        #expect(decoded.signals[100].aiSignal == signals[100].aiSignal)
     }
 
     @Test func historyCSVShape() throws {
