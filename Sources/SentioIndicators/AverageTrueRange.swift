@@ -55,6 +55,9 @@ public struct AverageTrueRange: Sendable {
         previousClose = close
         if index == 0 { return nil }
         let range = trueRange(high: high, low: low, previousClose: previous)
+        if !range.isFinite && high.isFinite && low.isFinite && previous.isFinite {
+            throw overflow(index, index, "true range")
+        }
         if index > period {
             var next = average
             next *= periodValue - 1
@@ -63,9 +66,6 @@ public struct AverageTrueRange: Sendable {
             if !next.isFinite { next = overflowFreeStep(range) }
             average = next
             return average
-        }
-        guard range.isFinite || !(high.isFinite && low.isFinite && previous.isFinite) else {
-            throw overflow(index, index, "true range")
         }
         // Running sum of the seed TRs (TA-Lib's order), with Neumaier's compensation term on the side.
         let t = average + range

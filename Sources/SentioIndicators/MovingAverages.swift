@@ -54,6 +54,10 @@ public func simpleMovingAverage(_ x: [Double], period: Int) throws(WindowOverflo
 ///
 /// `k = 2/(n + 1)`; the first value, at index `n − 1`, is the simple mean of the first `n` values;
 /// afterwards `EMAₜ = (xₜ − EMAₜ₋₁)·k + EMAₜ₋₁` (TA-Lib's arithmetic order, bit-identical to it).
+///
+/// **No overflow.** The state works on the inputs times 2⁻¹⁶ and scales the result back: exact power-of-two
+/// scaling commutes with rounding, so values are bit-identical to TA-Lib's, but the seed sum and
+/// `xₜ − EMAₜ₋₁` cannot overflow for finite inputs (unless a period above 16,000 meets values near 1.8e308).
 public struct ExponentialMovingAverage: Sendable {
     /// Period `n`.
     public let period: Int
@@ -75,17 +79,21 @@ public struct ExponentialMovingAverage: Sendable {
 
     /// Feeds the next value; returns the EMA, or `nil` before `period` values have been seen.
     @inlinable
-    public mutating func update(_ x: Double) -> Double? {
+    public mutating func update(_ unscaled: Double) -> Double? {
+        let x = unscaled * Self.inputScale
         if seen >= period {
             average = ((x - average) * smoothing) + average
-            return average
+            return average * Self.outputScale
         }
         seen += 1
         seedSum += x
         guard seen == period else { return nil }
         average = seedSum / Double(period)
-        return average
+        return average * Self.outputScale
     }
+
+    @usableFromInline static let inputScale = 0x1p-16
+    @usableFromInline static let outputScale = 0x1p16
 }
 
 /// Exponential moving average over a series (TA-Lib `TA_EMA`), by running ``ExponentialMovingAverage``.

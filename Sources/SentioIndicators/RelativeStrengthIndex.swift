@@ -19,6 +19,11 @@ import SentioCore
 /// "maximally oversold" and would fire mean-reversion signals on a halted instrument. Outside that
 /// case Sentio's values equal TA-Lib's bit for bit.
 ///
+/// **No overflow.** Closes are multiplied by 2⁻¹⁶ on entry. Scaling by a power of two is exact and
+/// commutes with rounding, and the RSI is a ratio, so values are bit-identical to TA-Lib's; but no
+/// change, seed sum or `avg·(n − 1)` can overflow for finite closes (TA-Lib's would, and print NaN),
+/// unless a period above 16,000 meets closes near 1.8e308.
+///
 /// Inputs must be finite: a NaN close propagates NaN to every later value (as in TA-Lib).
 public struct RelativeStrengthIndex: Sendable {
     /// The smoothing period `n`.
@@ -41,13 +46,17 @@ public struct RelativeStrengthIndex: Sendable {
     /// Bars consumed before the first value: `period`.
     public var lookback: Int { period }
 
+    /// Factor applied to every close before differencing: 2⁻¹⁶ (see "No overflow").
+    public static let inputScale = 0x1p-16
+
     /// RSI value returned when `avgGain + avgLoss == 0` (see the type's documentation).
     public static let flatMarketValue = 50.0
 
     /// Feeds the next close; returns the RSI at this bar, or `nil` during the warm-up (the first
     /// `period` bars).
     @inlinable
-    public mutating func update(_ close: Double) -> Double? {
+    public mutating func update(_ unscaledClose: Double) -> Double? {
+        let close = unscaledClose * Self.inputScale
         let index = barIndex
         barIndex += 1
         if index == 0 {
@@ -110,9 +119,9 @@ public func relativeStrengthIndex(_ close: [Double], period: Int = 14) -> Indica
             let seedEnd = min(period + 1, count)
             for i in 0..<seedEnd { out[i] = state.update(input[i]) ?? .nan }
             guard count > seedEnd else { return }
-            var previous = input[seedEnd - 1]
+            var previous = input[seedEnd - 1] * RelativeStrengthIndex.inputScale
             for i in seedEnd..<count {
-                let x = input[i]
+                let x = input[i] * RelativeStrengthIndex.inputScale
                 out[i] = state.smooth(x - previous)
                 previous = x
             }

@@ -418,4 +418,27 @@ struct RollingSumRegressionTests {
         #expect(atr.values[4...].allSatisfy { $0.isFinite && $0 > 5e307 })
         expectClose(atr.values[5], atr.values[4] + (1.7e308 - 1 - atr.values[4]) / 3, relative: 1e-15)
     }
+
+    /// A true range that overflows (high 1.7e308, low −1.7e308), also after the seed, is an error naming the bar.
+    @Test func trueRangeOverflowIsAnError() {
+        let high: [Double] = [2, 2, 2, 2, 2, 1.7e308, 2]
+        let low: [Double] = [1, 1, 1, 1, 1, -1.7e308, 1]
+        let close: [Double] = [1.5, 1.5, 1.5, 1.5, 1.5, 1, 1.5]
+        #expect(throws: WindowOverflowError(statistic: "ATR(2)", barIndex: 5, windowStart: 5, quantity: "true range")) {
+            _ = try averageTrueRange(high: high, low: low, close: close, period: 2)
+        }
+    }
+
+    /// RSI and EMA never overflow for finite inputs (they used to print NaN/empty cells): closes alternating
+    /// between 1 and 1.7e308 give RSI values in [0, 100] and finite EMAs; ordinary data stays bit-identical
+    /// (the TA-Lib golden tests).
+    @Test func rsiAndEmaDoNotOverflow() throws {
+        let close = (0..<60).map { $0 % 3 == 0 ? 1.7e308 : 1.0 }
+        for period in [2, 14] {
+            let rsi = relativeStrengthIndex(close, period: period)
+            #expect(rsi.validValues.allSatisfy { $0 >= 0 && $0 <= 100 }, "RSI(\(period))")
+            let ema = exponentialMovingAverage(close, period: period)
+            #expect(ema.validValues.allSatisfy { $0.isFinite && $0 > 0 }, "EMA(\(period))")
+        }
+    }
 }
