@@ -16,7 +16,7 @@ public struct RingBuffer: Sendable {
     @inlinable public var isFull: Bool { count == storage.count }
 
     /// Appends `x`; when full, drops and returns the oldest element.
-    @inlinable
+    @inlinable @inline(__always)
     @discardableResult
     public mutating func push(_ x: Double) -> Double? {
         if count < storage.count {
@@ -40,6 +40,12 @@ public struct RingBuffer: Sendable {
         var k = head + i
         if k >= storage.count { k -= storage.count }
         return storage[k]
+    }
+
+    /// The oldest element (`self[0]`) without the index arithmetic. Precondition: not empty.
+    @inlinable public var oldest: Double {
+        assert(count > 0, "ring buffer is empty")
+        return storage[head]
     }
 
     /// The newest element.

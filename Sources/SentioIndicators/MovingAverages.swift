@@ -29,7 +29,7 @@ public struct SimpleMovingAverage: Sendable {
     /// `period` values have been seen.
     ///
     /// - Throws: ``WindowOverflowError`` when the window's sum exceeds the largest double.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func update(_ x: Double) throws(WindowOverflowError) -> Double? {
         rolling.add(x)
         guard rolling.buffer.isFull else { return nil }

@@ -326,10 +326,17 @@ public struct RollingRegression: Sendable {
         let drift = updateCount * s[L.reseedDrift] + updateCount * updateCount * u * (3 / n + u) + updateCount * u
         let k = 4 * drift + u * (16 * updateCount + 2 * n)
         let meanGrowth = updateCount * stepGrowth + u
+        let twoT = 2 * t, tSquaredOverNSquared = t * t / (n * n)
         for i in 0..<m {
             let a = s[L.largest + i]
             if a == 0 { continue }  // the column is all zeros since the re-seed: exact
-            let c = s[L.comoments + i + i * m], mean = s[L.mean + i], meanError = s[L.meanError + i] + meanGrowth * a
+            let c = s[L.comoments + i + i * m]
+            let meanError = s[L.meanError + i] + meanGrowth * a
+            // Fast sufficient test with Cᵢᵢ ≤ √(CᵢᵢQᵢ) and Cᵢᵢ ≤ Qᵢ (most columns, most updates).
+            if c < .infinity, a >= 0x1p-200, k * (a * a) <= twoT * c, meanError * meanError <= tSquaredOverNSquared * c {
+                continue
+            }
+            let mean = s[L.mean + i]
             let sumOfSquares = c + n * mean * mean
             guard sumOfSquares < .infinity else { return false }  // overflow (or NaN): re-seed and report
             let square = a * a

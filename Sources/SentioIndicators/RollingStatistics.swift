@@ -16,10 +16,9 @@ struct RollingSum: Sendable {
     /// Running sum: of the whole window after ``add(_:)``, of all but the oldest after ``evictOldest()``.
     @usableFromInline var sum = 0.0
     @usableFromInline var absoluteSum = 0.0
-    /// Bound on `|sum − exact sum of the values it represents|`.
+    /// Bound on both `|sum − exact sum|` and `|absoluteSum − exact Σ|x||` of the values they represent: each
+    /// operation adds `u·(|sum| + absoluteSum)`, which covers the rounding of both.
     @usableFromInline var sumError = 0.0
-    /// Bound on how far `absoluteSum` may exceed the exact `Σ|x|` (it is used as a lower bound).
-    @usableFromInline var absoluteSumError = 0.0
     @usableFromInline var nonZeroCount = 0
     /// 0-based index of the latest value.
     @usableFromInline var barIndex = -1
@@ -32,22 +31,18 @@ struct RollingSum: Sendable {
         barIndex += 1
         if x != 0 { nonZeroCount += 1 }
         if let old = buffer.push(x), old != 0 { nonZeroCount -= 1 }
-        let u = WindowArithmetic.unitRoundoff
         sum += x
         absoluteSum += abs(x)
-        sumError += u * abs(sum)
-        absoluteSumError += u * absoluteSum
+        sumError += WindowArithmetic.unitRoundoff * (abs(sum) + absoluteSum)
     }
 
     /// Subtracts the oldest value, which leaves the window with the next ``add(_:)``.
     @inlinable @inline(__always)
     mutating func evictOldest() {
-        let old = buffer[0]
-        let u = WindowArithmetic.unitRoundoff
+        let old = buffer.oldest
         sum -= old
         absoluteSum -= abs(old)
-        sumError += u * abs(sum)
-        absoluteSumError += u * absoluteSum
+        sumError += WindowArithmetic.unitRoundoff * (abs(sum) + absoluteSum)
     }
 
     /// The window's sum (call when the window is full, after ``add(_:)``), within
@@ -56,7 +51,7 @@ struct RollingSum: Sendable {
     /// - Throws: ``WindowOverflowError`` naming `statistic` when the exact sum is not representable.
     @inlinable @inline(__always)
     mutating func checkedSum(_ statistic: @autoclosure () -> String) throws(WindowOverflowError) -> Double {
-        if !(sumError <= WindowArithmetic.checkTolerance * (absoluteSum - absoluteSumError)) {
+        if !(sumError <= WindowArithmetic.checkTolerance * (absoluteSum - sumError)) {
             try recompute(statistic)  // the name is built only for an error: no allocation per recompute
         }
         return sum
@@ -70,8 +65,7 @@ struct RollingSum: Sendable {
             throw WindowOverflowError(
                 statistic: statistic(), barIndex: barIndex, windowStart: barIndex - buffer.count + 1, quantity: "window sum")
         }
-        absoluteSum = exact.absoluteSum
-        absoluteSumError = 0
+        absoluteSum = exact.absoluteSum  // a lower bound of the exact Σ|x|: its error needs no bound
         let actual = abs(sum - exactSum)
         if actual <= 0.5 * WindowArithmetic.checkTolerance * absoluteSum {
             // TA-Lib's running sum is still accurate: keep it (bit-identity), with its actual error.
@@ -112,7 +106,7 @@ public struct VolumeRatio: Sendable {
     /// `window` volumes have been seen.
     ///
     /// - Throws: ``WindowOverflowError`` when the window's volume sum exceeds the largest double.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func update(_ volume: Double) throws(WindowOverflowError) -> Double? {
         rolling.add(volume)
         guard rolling.buffer.isFull else { return nil }
