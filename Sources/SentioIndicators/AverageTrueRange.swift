@@ -96,11 +96,11 @@ public func averageTrueRange(
     high: [Double], low: [Double], close: [Double], period: Int = 14
 ) throws(WindowOverflowError) -> IndicatorSeries {
     precondition(high.count == low.count && low.count == close.count, "high, low and close must have the same length")
-    var state = AverageTrueRange(period: period)
     return try high.withUnsafeBufferPointer { h throws(WindowOverflowError) in
         try low.withUnsafeBufferPointer { l throws(WindowOverflowError) in
             try close.withUnsafeBufferPointer { c throws(WindowOverflowError) in
-                try collectSeries(count: c.count, lookback: period) { i throws(WindowOverflowError) in
+                try collectSeries(count: c.count, lookback: period, state: AverageTrueRange(period: period)) {
+                    (state: inout AverageTrueRange, i: Int) throws(WindowOverflowError) in
                     try state.update(high: h[i], low: l[i], close: c[i])
                 }
             }

@@ -44,9 +44,10 @@ public struct SimpleMovingAverage: Sendable {
 /// - Returns: values valid from index `period − 1`.
 /// - Throws: ``WindowOverflowError`` naming the first bar whose window sum overflows.
 public func simpleMovingAverage(_ x: [Double], period: Int) throws(WindowOverflowError) -> IndicatorSeries {
-    var state = SimpleMovingAverage(period: period)
-    return try x.withUnsafeBufferPointer { input throws(WindowOverflowError) in
-        try collectSeries(count: input.count, lookback: period - 1) { i throws(WindowOverflowError) in try state.update(input[i]) }
+    try x.withUnsafeBufferPointer { input throws(WindowOverflowError) in
+        try collectSeries(count: input.count, lookback: period - 1, state: SimpleMovingAverage(period: period)) {
+            (state: inout SimpleMovingAverage, i: Int) throws(WindowOverflowError) in try state.update(input[i])
+        }
     }
 }
 

@@ -126,9 +126,10 @@ public struct VolumeRatio: Sendable {
 /// - Returns: values valid from index `window − 1`; NaN where the whole window has zero volume.
 /// - Throws: ``WindowOverflowError`` naming the first bar whose window sum overflows.
 public func volumeRatio(_ volume: [Double], window: Int = 20) throws(WindowOverflowError) -> IndicatorSeries {
-    var state = VolumeRatio(window: window)
-    return try volume.withUnsafeBufferPointer { input throws(WindowOverflowError) in
-        try collectSeries(count: input.count, lookback: window - 1) { i throws(WindowOverflowError) in try state.update(input[i]) }
+    try volume.withUnsafeBufferPointer { input throws(WindowOverflowError) in
+        try collectSeries(count: input.count, lookback: window - 1, state: VolumeRatio(window: window)) {
+            (state: inout VolumeRatio, i: Int) throws(WindowOverflowError) in try state.update(input[i])
+        }
     }
 }
 
@@ -216,9 +217,10 @@ public struct RollingStandardDeviation: Sendable {
 ///
 /// - Throws: ``WindowOverflowError`` naming the first bar whose standard deviation overflows.
 public func rollingStandardDeviation(_ x: [Double], window: Int, ddof: Int = 1) throws(WindowOverflowError) -> IndicatorSeries {
-    var state = RollingStandardDeviation(window: window, ddof: ddof)
-    return try x.withUnsafeBufferPointer { input throws(WindowOverflowError) in
-        try collectSeries(count: input.count, lookback: window - 1) { i throws(WindowOverflowError) in try state.update(input[i]) }
+    try x.withUnsafeBufferPointer { input throws(WindowOverflowError) in
+        try collectSeries(count: input.count, lookback: window - 1, state: RollingStandardDeviation(window: window, ddof: ddof)) {
+            (state: inout RollingStandardDeviation, i: Int) throws(WindowOverflowError) in try state.update(input[i])
+        }
     }
 }
 

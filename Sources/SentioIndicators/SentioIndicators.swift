@@ -29,3 +29,27 @@ func collectSeries<E: Error>(
     if let failure { throw failure }
     return IndicatorSeries(values: values, firstValidIndex: lookback)
 }
+
+/// Runs `step` over indices `0..<count` on a local copy of `state` (so that the state can live in registers
+/// instead of behind a closure's capture) and collects the results like
+/// ``collectSeries(count:lookback:_:)``: NaN for `nil`, the first error stops the run and is rethrown.
+@inlinable
+func collectSeries<State, E: Error>(
+    count: Int, lookback: Int, state initial: State, _ step: (inout State, Int) throws(E) -> Double?
+) throws(E) -> IndicatorSeries {
+    var failure: E?
+    let values = makeDoubleArray(count: count) { out in
+        var state = initial
+        for i in 0..<count {
+            do throws(E) {
+                out[i] = try step(&state, i) ?? .nan
+            } catch {
+                failure = error
+                for j in i..<count { out[j] = .nan }
+                return
+            }
+        }
+    }
+    if let failure { throw failure }
+    return IndicatorSeries(values: values, firstValidIndex: lookback)
+}
