@@ -36,6 +36,27 @@ struct RollingSum: Sendable {
         sumError += WindowArithmetic.unitRoundoff * (abs(sum) + absoluteSum)
     }
 
+    /// Adds `x` and subtracts the value it evicts in one step, `sum += x − old` (one operation on the running
+    /// sum's dependency chain per value; the volume ratio's order). Not to be mixed with ``evictOldest()``.
+    @inlinable @inline(__always)
+    mutating func replace(with x: Double) {
+        barIndex += 1
+        if x != 0 { nonZeroCount += 1 }
+        let u = WindowArithmetic.unitRoundoff
+        if let old = buffer.push(x) {
+            if old != 0 { nonZeroCount -= 1 }
+            let delta = x - old
+            sum += delta
+            let absoluteDelta = abs(x) - abs(old)
+            absoluteSum += absoluteDelta
+            sumError += u * ((abs(delta) + abs(sum)) + (abs(absoluteDelta) + absoluteSum))
+        } else {
+            sum += x
+            absoluteSum += abs(x)
+            sumError += u * (abs(sum) + absoluteSum)
+        }
+    }
+
     /// Subtracts the oldest value, which leaves the window with the next ``add(_:)``.
     @inlinable @inline(__always)
     mutating func evictOldest() {
@@ -108,16 +129,11 @@ public struct VolumeRatio: Sendable {
     /// - Throws: ``WindowOverflowError`` when the window's volume sum exceeds the largest double.
     @inlinable @inline(__always)
     public mutating func update(_ volume: Double) throws(WindowOverflowError) -> Double? {
-        rolling.add(volume)
+        rolling.replace(with: volume)
         guard rolling.buffer.isFull else { return nil }
-        guard rolling.nonZeroCount > 0 else {
-            rolling.evictOldest()
-            return .nan
-        }
+        guard rolling.nonZeroCount > 0 else { return .nan }
         let total = try rolling.checkedSum("volume ratio (window \(window))")
-        let ratio = volume / (total / Double(window))
-        rolling.evictOldest()
-        return ratio
+        return volume / (total / Double(window))
     }
 }
 
