@@ -192,10 +192,18 @@ public struct CSVRecords: Sendable {
         public var cells: [String]
     }
 
-    /// A syntax error with its 1-based line.
+    /// A syntax error with its 1-based line, and the cells of the first record (the header) when the error is
+    /// after it, so that messages can name the field.
     public struct Failure: Error, Sendable, Equatable {
         public var line: Int
         public var error: CSVSyntaxError
+        public var header: [String]?
+
+        /// The header's name for the failing cell, when known.
+        public var field: String? {
+            guard let header, error.cell < header.count, !header[error.cell].isEmpty else { return nil }
+            return header[error.cell]
+        }
     }
 
     public var records: [Record]
@@ -236,7 +244,7 @@ public struct CSVRecords: Sendable {
                     }
                     result.append(Record(line: lineNumber, cells: cells))
                 } catch {
-                    failure = Failure(line: lineNumber, error: error)
+                    failure = Failure(line: lineNumber, error: error, header: result.first?.cells)
                     return
                 }
             }

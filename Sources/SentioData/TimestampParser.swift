@@ -8,8 +8,9 @@ import SentioCore
 /// - either of the above with a zone: `Z`, `±HH:MM`, `±HHMM` or `±HH` (converted to UTC),
 /// - integer epoch seconds, optionally negative (`1672617600`).
 ///
-/// Every instant must lie in the years 0001–9999 UTC (``CivilDate/supportedEpochSeconds``), also for epoch
-/// seconds and after applying a zone offset; anything else is ``Failure/yearOutOfRange``.
+/// The written date's year and the UTC instant must both lie in the years 0001–9999
+/// (``CivilDate/supportedEpochSeconds``), also for epoch seconds and after applying a zone offset; anything else is
+/// ``Failure/yearOutOfRange``.
 ///
 /// Fractional seconds are accepted only when they are all zeros (`09:30:00.000`, as some exports write them);
 /// a non-zero fraction is rejected because Sentio's bars have whole-second timestamps and silently truncating

@@ -36,6 +36,9 @@ enum SmallCSV {
         do throws(CSVRecords.Failure) {
             return try CSVRecords(text: text).records
         } catch {
+            if let field = error.field {
+                throw FundInputError(file: file, line: error.line, field: EchoedText.show(field), message: error.error.message)
+            }
             throw FundInputError(file: file, line: error.line, field: nil,
                 message: "column \(error.error.cell + 1): \(error.error.message)")
         }
@@ -81,8 +84,9 @@ enum FundCells {
     /// `YYYY-MM-DD` with a year from 0001 to 9999 (``CivilDate/init(iso:)``).
     static func date(_ text: String, file: String, line: Int, field: String) throws(FundInputError) -> CivilDate {
         guard let date = CivilDate(iso: text) else {
+            let yearZero = text.hasPrefix("0000-") && CivilDate(iso: "0001" + text.dropFirst(4)) != nil
             throw FundInputError(file: file, line: line, field: field,
-                message: "\(EchoedText.quoted(text)) is not a date (expected YYYY-MM-DD with a year from 0001 to 9999)")
+                message: "\(EchoedText.quoted(text)) is not a date (expected YYYY-MM-DD\(yearZero ? " with a year from 0001 to 9999" : ""))")
         }
         return date
     }
@@ -90,13 +94,13 @@ enum FundCells {
     /// A number of the one grammar (`DecimalParser`) held exactly (``MoneyAmount/init(text:)``).
     static func amount(_ text: String, file: String, line: Int, field: String) throws(FundInputError) -> MoneyAmount {
         if let amount = MoneyAmount(text: text) { return amount }
-        throw FundInputError(file: file, line: line, field: field, message: numberProblem(text, exact: true))
+        throw FundInputError(file: file, line: line, field: field, message: numberProblem(text, exact: true, noun: "decimal amount"))
     }
 
     /// A number of the one grammar (`DecimalParser`) that is finite and > 0.
     static func positive(_ text: String, file: String, line: Int, field: String) throws(FundInputError) -> Double {
         guard let value = DecimalParser.parse(text), value.isFinite else {
-            throw FundInputError(file: file, line: line, field: field, message: numberProblem(text, exact: false))
+            throw FundInputError(file: file, line: line, field: field, message: numberProblem(text, exact: false, noun: "number"))
         }
         guard value > 0 else {
             throw FundInputError(file: file, line: line, field: field, message: "\(EchoedText.quoted(text)) is not a positive number")
@@ -105,11 +109,11 @@ enum FundCells {
     }
 
     /// Why `text` is not an acceptable number, in words.
-    static func numberProblem(_ text: String, exact: Bool) -> String {
+    static func numberProblem(_ text: String, exact: Bool, noun: String) -> String {
         let shown = EchoedText.quoted(text)
         guard let value = DecimalParser.parse(text) else {
             if DecimalParser.spellsNonFinite(text) { return "\(shown) is not a finite number" }
-            return "\(shown) is not a number (expected an optional sign, digits with an optional '.' fraction and an optional exponent, as in -1250.50 or 1.5e6)"
+            return "\(shown) is not a \(noun) (expected an optional sign, digits, an optional '.' fraction and an optional exponent, as in -1250.50 or 1.5e6)"
         }
         if !value.isFinite { return "\(shown) is not a finite number (too large)" }
         precondition(exact, "a finite number of the grammar is always acceptable without exactness")
