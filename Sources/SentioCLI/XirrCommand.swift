@@ -25,7 +25,7 @@ func readTextFile(_ path: String, role: String) throws -> String {
     do {
         return try TextFile.read(path)
     } catch {
-        throw UsageError("cannot read the \(role) file: \(error.description)")
+        throw UsageError("cannot read \(role) file \(error.description)")
     }
 }
 

@@ -44,11 +44,11 @@ struct NumberGrammarTests {
         return (try? FundEventFile(text: text, file: "e.csv"))?.eventsByFund["F"]?[0].amount.decimal
     }
 
-    @Test("readers agree with the grammar and with each other on 20,000 random strings")
+    @Test("readers agree with the grammar and with each other on 5,000 random strings")
     func readersAgree() {
         var rng = SplitMix64(seed: 0x6E0B_E55E_0011)
         var accepted = 0
-        for _ in 0..<20_000 {
+        for _ in 0..<5_000 {
             let s = Self.randomNumberish(&rng)
             let grammar = Self.matchesGrammar(s)
             let value = grammar ? Double(s) : nil
@@ -74,7 +74,7 @@ struct NumberGrammarTests {
                 #expect(event == expected, "event amount '\(s)'")
             }
         }
-        #expect(accepted > 1_000, "the generator must produce plenty of valid numbers, got \(accepted)")
+        #expect(accepted > 250, "the generator must produce plenty of valid numbers, got \(accepted)")
     }
 
     @Test("issue 11: 0x10 and 1e3 read the same in every reader")
