@@ -31,6 +31,37 @@ public enum DecimalParser {
         1e18, 1e19, 1e20, 1e21, 1e22,
     ]
 
+    /// 10^k for k in 0...22 (exact), without touching a global: inlined into other modules' hot loops, a table in
+    /// a global would cost a lazy-initialisation check per call.
+    @inlinable @inline(__always)
+    static func powerOfTen(_ k: Int) -> Double {
+        switch k {
+        case 0: return 1e0
+        case 1: return 1e1
+        case 2: return 1e2
+        case 3: return 1e3
+        case 4: return 1e4
+        case 5: return 1e5
+        case 6: return 1e6
+        case 7: return 1e7
+        case 8: return 1e8
+        case 9: return 1e9
+        case 10: return 1e10
+        case 11: return 1e11
+        case 12: return 1e12
+        case 13: return 1e13
+        case 14: return 1e14
+        case 15: return 1e15
+        case 16: return 1e16
+        case 17: return 1e17
+        case 18: return 1e18
+        case 19: return 1e19
+        case 20: return 1e20
+        case 21: return 1e21
+        default: return 1e22
+        }
+    }
+
     /// Parses `text` (ASCII bytes); returns `nil` when it is not a decimal number.
     public static func parse(_ text: some StringProtocol) -> Double? {
         var copy = String(text)
@@ -108,9 +139,9 @@ public enum DecimalParser {
             if mantissa <= 1 << 53, exponent >= -22, exponent <= 22 {
                 var value = Double(mantissa)
                 if exponent < 0 {
-                    value /= exactPowersOfTen[-exponent]
+                    value /= powerOfTen(-exponent)
                 } else {
-                    value *= exactPowersOfTen[exponent]
+                    value *= powerOfTen(exponent)
                 }
                 return negative ? -value : value
             }
@@ -166,7 +197,7 @@ public enum DecimalParser {
         v = (((v & 0x0000_00FF_0000_00FF) &* (100 &+ (1_000_000 &<< 32)))
             &+ (((v &>> 16) & 0x0000_00FF_0000_00FF) &* (1 &+ (10_000 &<< 32)))) &>> 32
         let mantissa = Double(v)
-        return fractionDigits == 0 ? mantissa : mantissa / exactPowersOfTen[fractionDigits]
+        return fractionDigits == 0 ? mantissa : mantissa / powerOfTen(fractionDigits)
     }
 
     /// The parts of a numeral of the grammar: sign, significant digits (no leading or trailing zeros; empty for

@@ -273,16 +273,6 @@ public enum OHLCVReader {
             try ends.withUnsafeMutableBufferPointer { (endsBuffer) throws(CSVError) in
                 let s = startsBuffer.baseAddress!, e = endsBuffer.baseAddress!
 
-                @inline(__always)
-                func number(_ column: Int, _ field: Int, _ line: Int) throws(CSVError) -> Double {
-                    let start = s[column], count = e[column] - start
-                    if let value = DecimalParser.parse(b + start, count: count, readable: n - start) {
-                        if value.isFinite { return value }
-                        throw .notFinite(file: file, line: line, field: fieldNames[field], value: text(buffer, start, e[column]))
-                    }
-                    throw badNumber(buffer, start, e[column], file: file, line: line, field: fieldNames[field])
-                }
-
                 while pos < n {
                     let (lineStart, lineEnd) = CSVTokenizer.nextLine(b, count: n, position: &pos)
                     lineNumber += 1
@@ -292,7 +282,8 @@ public enum OHLCVReader {
                         let found: Int
                         do throws(CSVSyntaxError) {
                             found = try CSVTokenizer.splitLine(
-                                b, from: lineStart, to: lineEnd, readableEnd: n, starts: s, ends: e, capacity: columnCount)
+                                b, from: lineStart, to: lineEnd, readableEnd: n, starts: s, ends: e, capacity: columnCount,
+                                rejectQuotesInUnquotedCells: false)
                         } catch {
                             throw .syntax(
                                 file: file, line: line, column: error.cell + 1, field: columnName(error.cell),
@@ -311,11 +302,22 @@ public enum OHLCVReader {
                                 file: file, line: line, field: fieldNames[0],
                                 value: text(buffer, s[timestampColumn], e[timestampColumn]), reason: failure.reason)
                         }
-                        let open = try number(openColumn, 1, line)
-                        let high = try number(highColumn, 2, line)
-                        let low = try number(lowColumn, 3, line)
-                        let close = try number(closeColumn, 4, line)
-                        let volume = try number(volumeColumn, 5, line)
+                        // The hot path is one inlined parse and a finiteness test per cell; errors are built out of line.
+                        guard let open = finiteNumber(b, s[openColumn], e[openColumn], n) else {
+                            throw numberError(buffer, s[openColumn], e[openColumn], file: file, line: line, field: fieldNames[1])
+                        }
+                        guard let high = finiteNumber(b, s[highColumn], e[highColumn], n) else {
+                            throw numberError(buffer, s[highColumn], e[highColumn], file: file, line: line, field: fieldNames[2])
+                        }
+                        guard let low = finiteNumber(b, s[lowColumn], e[lowColumn], n) else {
+                            throw numberError(buffer, s[lowColumn], e[lowColumn], file: file, line: line, field: fieldNames[3])
+                        }
+                        guard let close = finiteNumber(b, s[closeColumn], e[closeColumn], n) else {
+                            throw numberError(buffer, s[closeColumn], e[closeColumn], file: file, line: line, field: fieldNames[4])
+                        }
+                        guard let volume = finiteNumber(b, s[volumeColumn], e[volumeColumn], n) else {
+                            throw numberError(buffer, s[volumeColumn], e[volumeColumn], file: file, line: line, field: fieldNames[5])
+                        }
                         if !(open > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[1], value: open) }
                         if !(high > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[2], value: high) }
                         if !(low > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[3], value: low) }
@@ -444,6 +446,27 @@ public enum OHLCVReader {
             close.deallocate()
             volume.deallocate()
         }
+    }
+
+    /// The finite number in `[start, end)`, or `nil` (not a number of the grammar, or not finite).
+    @inline(__always)
+    static func finiteNumber(_ b: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ n: Int) -> Double? {
+        guard let value = DecimalParser.parse(b + start, count: end - start, readable: n - start), value.isFinite else {
+            return nil
+        }
+        return value
+    }
+
+    /// Why `[start, end)` is not a finite number (called only on the error path).
+    @inline(never)
+    static func numberError(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, file: String, line: Int, field: String
+    ) -> CSVError {
+        let count = end - start
+        if let value = DecimalParser.parse(buffer.baseAddress! + start, count: count), !value.isFinite {
+            return .notFinite(file: file, line: line, field: field, value: text(buffer, start, end))
+        }
+        return badNumber(buffer, start, end, file: file, line: line, field: field)
     }
 
     @inline(never)
