@@ -221,6 +221,8 @@ public enum OHLCVReader {
             CSVTokenizer.unescapedString(b, from: headerStarts[$0], to: headerEnds[$0], lineStart: header.start)
         }
         let lowered = headerNames.map { $0.lowercased() }
+        // The header cells as messages show them: escaped from the raw bytes (an invalid byte shows as \xNN).
+        let shownNames = (0..<min(columnCount, 4096)).map { text(buffer, headerStarts[$0], headerEnds[$0]) }
 
         // Column of each required field.
         var columnOf = [Int](repeating: -1, count: 6)
@@ -239,15 +241,15 @@ public enum OHLCVReader {
         }
         if columnOf[0] < 0, let first = lowered.first, first.isEmpty || first == "unnamed: 0" { columnOf[0] = 0 }
         for field in 0..<6 where columnOf[field] < 0 {
-            throw .missingColumn(file: file, column: requiredNames[field], header: headerNames)
+            throw .missingColumn(file: file, column: requiredNames[field], header: shownNames)
         }
         let fieldNames = (0..<6).map {
-            headerNames[columnOf[$0]].isEmpty ? "timestamp" : EchoedText.show(headerNames[columnOf[$0]])
+            headerNames[columnOf[$0]].isEmpty ? "timestamp" : shownNames[columnOf[$0]]
         }
         let timestampColumn = columnOf[0], openColumn = columnOf[1], highColumn = columnOf[2]
         let lowColumn = columnOf[3], closeColumn = columnOf[4], volumeColumn = columnOf[5]
         func columnName(_ cell: Int) -> String? {
-            cell < headerNames.count && !headerNames[cell].isEmpty ? EchoedText.show(headerNames[cell]) : nil
+            cell < shownNames.count && !shownNames[cell].isEmpty ? shownNames[cell] : nil
         }
 
         var series = OHLCVSeries(symbol: symbol)
