@@ -19,12 +19,13 @@ enum DayCountOption: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// Reads a whole text file; a missing or unreadable file is a user error (exit 2).
+/// Reads a whole UTF-8 text file (`TextFile.read`): a missing, unreadable, directory or non-UTF-8 file is a user
+/// error (exit 2) naming the file and the problem in words (`role` names the file's purpose in the message).
 func readTextFile(_ path: String, role: String) throws -> String {
     do {
-        return try String(contentsOfFile: path, encoding: .utf8)
+        return try TextFile.read(path)
     } catch {
-        throw UsageError("cannot read \(role) file \(path): \((error as NSError).localizedDescription)")
+        throw UsageError("cannot read \(role) file \(error.description)")
     }
 }
 
