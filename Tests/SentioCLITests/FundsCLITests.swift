@@ -138,6 +138,29 @@ struct XirrNonRootRegressionTests {
         let table = try runSentio(["fund", try temporaryFile("nav0.csv", base + "F,2080-01-01,nav,0\n")])
         #expect(table.status == 0 && !table.stdout.contains("-100.00%"))
     }
+
+    @Test("a fund with no IRR (call 100, distribution 300, call 300) and a 0 NAV in 2080: IRR n/a with the reason, not -100%")
+    func zeroNAVFarAwayWithoutRoot() throws {
+        // -100 + 300x - 300x² < 0 for every x = 1/(1+r): no rate. Before the fix the table printed -100.00 %.
+        let events = try temporaryFile("norate.csv", """
+            fund_id,date,type,amount
+            F,2020-01-01,commitment,1000
+            F,2020-01-01,call,100
+            F,2021-01-01,distribution,300
+            F,2022-01-01,call,300
+            F,2080-01-01,nav,0
+
+            """)
+        let table = try runSentio(["fund", events])
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(!table.stdout.contains("-100.00%"))
+        #expect(table.stdout.contains("note: F IRR: no rate between"))
+        let json = try runSentio(["fund", events, "--format", "json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let fund = try #require((object["funds"] as? [[String: Any]])?.first)
+        #expect(fund["irr"] is NSNull)
+        #expect((fund["irrNote"] as? String)?.contains("no rate between") == true)
+    }
 }
 
 @Suite("sentio fund")
