@@ -13,7 +13,7 @@ import Testing
 /// same-day flows, amounts from 1e-300 to 1e300 or ordinary money, sign patterns from one change to
 /// alternating, and (in some series) zero amounts anywhere, including centuries away.
 func adversarialSeries(_ rng: inout SplitMix64) -> [CashFlow] {
-    let n = Int.random(in: 0..<10, using: &rng) == 0 ? 200 : Int.random(in: 2...40, using: &rng)
+    let n = Int.random(in: 0..<20, using: &rng) == 0 ? 200 : Int.random(in: 2...40, using: &rng)
     let dateStyle = Int.random(in: 0..<4, using: &rng)
     let amountStyle = Int.random(in: 0..<4, using: &rng)
     let signStyle = Int.random(in: 0..<3, using: &rng)
@@ -128,11 +128,11 @@ func solve(_ f: [CashFlow], guess: Double = 0.1, rootSearch: XIRRRootSearch = .f
 
 @Suite("XIRR robustness properties (issue 11): only certified roots, zero flows inert, order-free")
 struct XIRRRobustnessPropertyTests {
-    @Test("every reported rate, main and other roots, leaves |XNPV| ≤ 1e-9·Σ|flows| (3,000 adversarial series)")
+    @Test("every reported rate, main and other roots, leaves |XNPV| ≤ 1e-9·Σ|flows| (2,500 adversarial series)")
     func everyReportedRateIsARoot() {
         var rng = SplitMix64(seed: 0x11_0001)
         var solved = 0, otherRoots = 0, notCertified = 0
-        for k in 0..<3000 {
+        for k in 0..<2500 {
             let f = adversarialSeries(&rng)
             let guess = [0.1, -0.5, 2.0, -0.99][k % 4]
             for search in [XIRRRootSearch.full, .newtonFirst] {
@@ -153,16 +153,16 @@ struct XIRRRobustnessPropertyTests {
             }
         }
         // The property is not vacuous: most series have certified rates, some several.
-        #expect(solved > 2000, "solved \(solved)")
+        #expect(solved > 1700, "solved \(solved)")
         #expect(otherRoots > 0)
         _ = notCertified
     }
 
-    @Test("zero-amount flows never change the result, wherever dated (3,000 series, to the bit)")
+    @Test("zero-amount flows never change the result, wherever dated (2,500 series, to the bit)")
     func zeroFlowsAreInert() {
         var rng = SplitMix64(seed: 0x11_0002)
         var compared = 0
-        for k in 0..<3000 {
+        for k in 0..<2500 {
             let f = adversarialSeries(&rng).filter { $0.amount != 0 }
             guard f.count >= 2 else { continue }
             let padded = withZeroFlows(f, &rng)
@@ -174,15 +174,15 @@ struct XIRRRobustnessPropertyTests {
             #expect(plain?.bitPattern == withZeros?.bitPattern, "xnpv series \(k)")
             compared += 1
         }
-        #expect(compared > 2500)
+        #expect(compared > 2000)
     }
 
-    @Test("the result does not depend on the order of the rows (3,000 shuffled series, to the bit; batch too)")
+    @Test("the result does not depend on the order of the rows (2,500 shuffled series, to the bit; batch too)")
     func orderDoesNotMatter() {
         var rng = SplitMix64(seed: 0x11_0003)
         var batch = CashFlowBatch(), shuffledBatch = CashFlowBatch()
         var expected: [Result<XIRRResult, XIRRError>] = []
-        for k in 0..<3000 {
+        for k in 0..<2500 {
             var f = adversarialSeries(&rng)
             // Several flows on one date with different amounts: their order must not matter either.
             if k % 5 == 0, let d = f.first?.date {
@@ -191,7 +191,7 @@ struct XIRRRobustnessPropertyTests {
             let shuffled = f.shuffled(using: &rng)
             let result = solve(f)
             #expect(sameBits(result, solve(shuffled)), "series \(k)")
-            #expect(sameBits(result, solve(f.reversed())), "series \(k) reversed")
+            if k % 3 == 0 { #expect(sameBits(result, solve(f.reversed())), "series \(k) reversed") }
             if k % 10 == 0 {
                 batch.append(f)
                 shuffledBatch.append(shuffled)
