@@ -29,21 +29,20 @@ public func xnpv(rate: Double, flows: [CashFlow], dayCount: DayCount = .actual36
     return sum.value
 }
 
-/// Neumaier's compensated summation ("Rundungsfehleranalyse einiger Verfahren zur Summation endlicher
-/// Summen", *ZAMM* 54, 1974): the error of the total is about one rounding of the result plus
-/// `O(n·ε²)·Σ|terms|`, instead of `O(n·ε)·Σ|terms|` for a plain loop.
+/// Compensated summation in Neumaier's form ("Rundungsfehleranalyse einiger Verfahren zur Summation
+/// endlicher Summen", *ZAMM* 54, 1974), with Knuth's branch-free TwoSum for the rounding error of each
+/// addition: the error of the total is about one rounding of the result plus `O(n·ε²)·Σ|terms|`, instead
+/// of `O(n·ε)·Σ|terms|` for a plain loop.
 struct CompensatedSum {
     private var sum = 0.0
     private var compensation = 0.0
 
     @inline(__always)
     mutating func add(_ term: Double) {
+        // Knuth's branch-free TwoSum: `t + e` is exactly `sum + term`.
         let t = sum + term
-        if abs(sum) >= abs(term) {
-            compensation += (sum - t) + term
-        } else {
-            compensation += (term - t) + sum
-        }
+        let back = t - sum
+        compensation += (sum - (t - back)) + (term - back)
         sum = t
     }
 
@@ -749,6 +748,47 @@ enum XIRRKernel {
         guard rate > -1, rate.isFinite else {
             return Certificate(holds: false, relativeResidual: .infinity, relativeDiscountedSize: .infinity)
         }
+        // The cheap form first (chained factors, a few `exp` per series); it only ever says "holds" with a
+        // rigorous bound, so on failure the one-`exp`-per-flow evaluation decides.
+        if !s.gaps.isEmpty, let quick = certifyChained(rate, s), quick.holds { return quick }
+        return certifyExact(rate, s)
+    }
+
+    /// ``certify(_:_:)`` with the chained factors of ``discountFactors(_:logGrowth:exact:)`` (day counts
+    /// with a fixed year length): `wᵢ = e^(−tᵢL − m)` is the product of `kᵢ` cached gap factors counted from
+    /// the flow whose factor is 1, each within `ε(1.5 + 2|gap·L/days|)` of exact, so `wᵢ` is within
+    /// `ε(3 + 2kᵢ + 3|tᵢL + m|)` relative. The XNPV is `e^m · Σ aᵢwᵢ`. `nil` when `e^m` overflows.
+    static func certifyChained(_ rate: Double, _ s: Series) -> Certificate? {
+        let logGrowth = log1p(rate)
+        let m = discountFactors(s, logGrowth: logGrowth, exact: false)
+        let t = s.times, a = s.amounts, w = s.factors, n = s.count
+        let grow = exp(m)
+        guard grow.isFinite else { return nil }
+        var sum = CompensatedSum()
+        var total = 0.0, discounted = 0.0, termErrors = 0.0
+        let forward = logGrowth >= 0
+        for i in 0..<n {
+            let term = a[i] * w[i]
+            let steps = Double(forward ? i : n - 1 - i)
+            sum.add(term)
+            total += abs(a[i])
+            discounted += abs(term)
+            termErrors += abs(term) * (3 + 2 * steps + 3 * abs(t[i] * logGrowth + m))
+        }
+        let scaled = sum.value
+        guard scaled.isFinite, discounted.isFinite, total > 0 else { return nil }
+        let eps = Double.ulpOfOne
+        let bound = eps * (termErrors + 2 * abs(scaled)) + 2 * Double(n) * eps * eps * discounted
+            + Double(n) * Double.leastNonzeroMagnitude
+        // e^m: one ulp plus the argument's rounding.
+        let growError = 1 + eps * (2 + 2 * abs(m))
+        let npv = scaled * grow
+        let holds = (abs(scaled) + bound) * grow * growError <= certifiedResidual * total
+        return Certificate(holds: holds, relativeResidual: abs(npv) / total, relativeDiscountedSize: discounted * grow / total)
+    }
+
+    /// ``certify(_:_:)`` with one `exp` per flow.
+    static func certifyExact(_ rate: Double, _ s: Series) -> Certificate {
         let logGrowth = log1p(rate)
         let t = s.times, a = s.amounts, n = s.count
         var sum = CompensatedSum()
@@ -843,13 +883,8 @@ enum XIRRKernel {
             return XIRRResult(rate: newtonRate, iterations: newtonIterations, method: .newton, otherRoots: [])
         }
         bracketRoots(s, settings: settings, knownRoot: newtonRate, into: &roots)
-        // Keep verified roots only (Newton's is verified), ascending, one copy of each (Newton's if any).
+        // Ascending, one copy of each (Newton's if any); every candidate then faces the certificate below.
         var kept = 0
-        for k in roots.indices where roots[k].method == .newton || isVerifiedRoot(roots[k].rate, s) {
-            roots[kept] = roots[k]
-            kept += 1
-        }
-        roots.removeLast(roots.count - kept)
         if let newtonRate { roots.append((newtonRate, newtonIterations, .newton)) }
         roots.sort { $0.rate < $1.rate }
         kept = 0
