@@ -29,7 +29,10 @@ public struct CapitalCall: Sendable, Hashable {
 /// - DPI = distributions / paidIn, RVPI = NAV / paidIn, TVPI = (distributions + NAV) / paidIn,
 ///   PIC = paidIn / commitment (ILPA / CFA Institute GIPS definitions); `nil` when the denominator is 0.
 /// - IRR = XIRR of paid calls (negative, at their call dates), distributions (positive) and the latest
-///   NAV as a final positive flow at its report date.
+///   NAV as a final positive flow at its report date. A NAV of 0 is no term of the XNPV, so `xirr` drops it
+///   and it changes nothing in the IRR (a 0 NAV dated 2080 used to turn a rate-less fund into −100 %); it
+///   still is the latest report (`nav` 0, `lastReportDate` its date) and still dates the PME valuation.
+///   Without a certified rate, `irr` is `nil` and `irrError` says why.
 public struct FundMetrics: Sendable {
     public var id: String
     public var asOf: CivilDate

@@ -83,7 +83,8 @@ public struct FundReport: Sendable {
                 ("dayCount", .string(dayCount.rawValue)),
                 ("dayCountName", .string(dayCount.displayName)),
                 ("rates", .string("decimal fractions (0.15 = 15%); multiples as ratios")),
-                ("irrRootRule", .string("unique root when flows change sign once; otherwise the root nearest the guess 0.1")),
+                ("irrRootRule", .string("unique root when flows change sign once; otherwise the root nearest the guess 0.1; "
+                    + "every rate leaves |XNPV| <= 1e-9 of the sum of |flows| (else null with a note); zero flows are ignored")),
                 ("paidIn", .string("calls with status PAID or no status; PENDING, LATE and OVERDUE calls are unpaid")),
                 ("index", indexFile.map { .string($0) } ?? .null),
             ])),
