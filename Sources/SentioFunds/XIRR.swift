@@ -427,39 +427,81 @@ enum XIRRKernel {
     /// Newton–Raphson from `guess`, stepping in `L = log(1+r)`. Returns the rate when it converged to a
     /// verified root (then polished by one exact Newton step), the iterations spent, and whether the root is
     /// certified unique (see ``isCertifiedUniqueRoot(_:_:)``; only tested with `certify`).
-    static func newton(_ s: Series, settings: XIRRSettings, certify: Bool) -> (rate: Double?, iterations: Int, unique: Bool) {
+    static func newton(
+        _ s: Series, settings: XIRRSettings, certify: Bool
+    ) -> (rate: Double?, iterations: Int, unique: Bool, certified: Bool) {
         // Newton in L = log(1+r): ΔL = −f / (df/dL). The NPV is a sum of exponentials in L, so steps are
         // better scaled than in r (fewer iterations at high rates), and 1 + r = e^L stays positive.
         var logGrowth = log1p(settings.guess), r = settings.guess
         for iteration in 1...settings.maxIterations {
             let (f, slope, _) = npvAndLogSlope(s, logGrowth: logGrowth, exact: false)
-            guard f.isFinite, slope.isFinite, slope != 0 else { return (nil, iteration, false) }
+            guard f.isFinite, slope.isFinite, slope != 0 else { return (nil, iteration, false, false) }
             let nextLogGrowth = logGrowth - f / slope
             let next = expm1(nextLogGrowth)
-            guard next.isFinite, next > -1 else { return (nil, iteration, false) }
+            guard next.isFinite, next > -1 else { return (nil, iteration, false, false) }
             if abs(next - r) <= settings.tolerance * max(1, abs(next)) {
-                let (polished, unique) = polish(next, s, certify: certify)
-                return (polished, iteration, unique)
+                let (polished, unique, certified) = polish(next, s, certify: certify)
+                return (polished, iteration, unique, certified)
             }
             logGrowth = nextLogGrowth
             r = next
         }
-        return (nil, settings.maxIterations, false)
+        return (nil, settings.maxIterations, false, false)
     }
 
     /// Verifies a converged Newton iterate with exact factors and takes one last exact Newton step when it
     /// is a small correction; `nil` when the point is not a root. With `certify`, also tells whether the
     /// root is certified unique, from the exact factors already computed at `r` (no further `exp`).
-    static func polish(_ r: Double, _ s: Series, certify: Bool) -> (rate: Double?, unique: Bool) {
-        let (f, df, scale) = npvAndDerivative(s, rate: r, exact: true)
-        guard f.isFinite, scale.isFinite else { return (isVerifiedRoot(r, s) ? r : nil, false) }
-        if abs(f) <= 1e-9 * scale {
-            let unique = certify && runningSumKeepsSign(s)
-            let step = df != 0 ? f / df : 0
-            let polished = r - step
-            return (abs(step) <= 1e-9 * (1 + abs(r)) && polished > -1 ? polished : r, unique)
+    ///
+    /// `certified`: whether the returned rate `ρ` passes the check of ``certify(_:_:)``, shown from the same
+    /// pass (no further `exp`): with `wᵢ` the exact factors at `r` and `δ = log1p(ρ) − log1p(r)`,
+    /// `XNPV(ρ) = e^m Σ aᵢwᵢ e^(−tᵢδ)` and `e^(−tᵢδ) = 1 − tᵢδ + ρᵢ`, `|ρᵢ| ≤ ½(tᵢδ)² e^(tᵢ|δ|)`; the
+    /// compensated sums `S₀ = Σ aᵢwᵢ`, `S₁ = Σ tᵢaᵢwᵢ` give `XNPV(ρ) ≈ e^m (S₀ − δS₁)`, and the bound adds
+    /// the factors' rounding (`ε(3 + 3|tᵢL| + |tᵢL + m|)` each), the rounding of `δ`, of `S₁`'s terms and
+    /// of the combination, and the remainder. `false` only means "not shown here": the caller then runs the
+    /// full check.
+    static func polish(_ r: Double, _ s: Series, certify: Bool) -> (rate: Double?, unique: Bool, certified: Bool) {
+        let logGrowth = log1p(r)
+        let m = discountFactors(s, logGrowth: logGrowth, exact: true)
+        let t = s.times, a = s.amounts, w = s.factors, n = s.count
+        var f = 0.0, dfL = 0.0, scale = 0.0
+        var s0 = CompensatedSum(), s1 = CompensatedSum()
+        var total = 0.0, b0 = 0.0, b1 = 0.0, b2 = 0.0
+        for i in 0..<n {
+            let term = a[i] * w[i], ti = t[i], size = abs(term)
+            f += term
+            dfL -= ti * term
+            scale += size
+            s0.add(term)
+            s1.add(ti * term)
+            total += abs(a[i])
+            let x = ti * logGrowth
+            b0 += size * (3 + 3 * abs(x) + abs(x + m))
+            b1 += ti * size
+            b2 += ti * ti * size
         }
-        return (isVerifiedRoot(r, s) ? r : nil, false)
+        let grow = m == 0 ? 1 : exp(m)
+        let npv = f * grow, derivative = dfL * grow / (1 + r), discounted = scale * grow
+        guard npv.isFinite, discounted.isFinite else { return (isVerifiedRoot(r, s) ? r : nil, false, false) }
+        guard abs(npv) <= 1e-9 * discounted else { return (isVerifiedRoot(r, s) ? r : nil, false, false) }
+        let unique = certify && runningSumKeepsSign(s)
+        let step = derivative != 0 ? npv / derivative : 0
+        let polished = r - step
+        let rate = abs(step) <= 1e-9 * (1 + abs(r)) && polished > -1 ? polished : r
+        // The certificate of `rate` from the sums above.
+        let eps = Double.ulpOfOne
+        let newLogGrowth = rate == r ? logGrowth : log1p(rate)
+        let delta = newLogGrowth - logGrowth
+        let sum0 = s0.value, sum1 = s1.value
+        let value = sum0 - delta * sum1
+        let tMax = t[n - 1], d = abs(delta)
+        let deltaError = rate == r ? 0 : eps * (2 * abs(newLogGrowth) + 2 * abs(logGrowth) + d)
+        var bound = eps * (b0 + 2 * abs(sum0)) + 2 * Double(n) * eps * eps * scale
+        bound += d * eps * (b1 * (4 + 4 * tMax * abs(logGrowth)) + 3 * abs(sum1)) + deltaError * b1
+        bound += eps * abs(value) + 0.5 * d * d * b2 * exp(min(tMax * d, 700)) + Double(n) * Double.leastNonzeroMagnitude
+        let certified = value.isFinite && bound.isFinite
+            && (abs(value) + bound) * grow * (1 + 2 * eps) <= certifiedResidual * total
+        return (rate, unique, certified)
     }
 
     /// Brent's method on `[lo, hi]` in `L = log(1+r)`, where the scaled NPV has values `flo`, `fhi` of
@@ -868,8 +910,8 @@ enum XIRRKernel {
     ) throws(XIRRError) -> XIRRResult {
         // Certifying uniqueness matters only when the full search would otherwise run.
         let certify = settings.certifyUniqueRoot && settings.rootSearch == .full && signChanges > 1
-        var (newtonRate, newtonIterations, newtonRootIsUnique) = newton(s, settings: settings, certify: certify)
-        if let rate = newtonRate, !Self.certify(rate, s).holds {
+        var (newtonRate, newtonIterations, newtonRootIsUnique, newtonCertified) = newton(s, settings: settings, certify: certify)
+        if let rate = newtonRate, !newtonCertified, !Self.certify(rate, s).holds {
             let refined = refineAndCertify(rate, s)
             if refined.certificate.holds {
                 newtonRate = refined.rate
