@@ -454,31 +454,23 @@ enum XIRRKernel {
     /// root is certified unique, from the exact factors already computed at `r` (no further `exp`).
     ///
     /// `certified`: whether the returned rate `ρ` passes the check of ``certify(_:_:)``, shown from the same
-    /// pass (no further `exp`): with `wᵢ` the exact factors at `r` and `δ = log1p(ρ) − log1p(r)`,
-    /// `XNPV(ρ) = e^m Σ aᵢwᵢ e^(−tᵢδ)` and `e^(−tᵢδ) = 1 − tᵢδ + ρᵢ`, `|ρᵢ| ≤ ½(tᵢδ)² e^(tᵢ|δ|)`; the
-    /// compensated sums `S₀ = Σ aᵢwᵢ`, `S₁ = Σ tᵢaᵢwᵢ` give `XNPV(ρ) ≈ e^m (S₀ − δS₁)`, and the bound adds
-    /// the factors' rounding (`ε(3 + 3|tᵢL| + |tᵢL + m|)` each), the rounding of `δ`, of `S₁`'s terms and
-    /// of the combination, and the remainder. `false` only means "not shown here": the caller then runs the
-    /// full check.
+    /// pass at no extra cost per flow: with `wᵢ` the exact factors at `r` and `δ = log1p(ρ) − log1p(r)`,
+    /// `XNPV(ρ) = e^m Σ aᵢwᵢ e^(−tᵢδ)` and `e^(−tᵢδ) = 1 − tᵢδ + ρᵢ`, `|ρᵢ| ≤ ½(tᵢδ)² e^(tᵢ|δ|)`, so
+    /// `XNPV(ρ) = e^m (S₀ − δS₁ + R)` with `S₀ = Σ aᵢwᵢ` (the NPV's sum) and `S₁ = Σ tᵢaᵢwᵢ` (minus the
+    /// slope's). The bound uses `D = Σ|aᵢwᵢ|` and `T = t_max`: each factor is within `ε(3 + 4T|L|)` of exact,
+    /// each plain sum within `nε` of its terms' total (`D`, `T·D`), `δ` within `ε(2|L'| + 2|L| + |δ|)`, and
+    /// `|R| ≤ ½δ²T²D e^(T|δ|)`. `false` only means "not shown here": the caller then runs the full check.
     static func polish(_ r: Double, _ s: Series, certify: Bool) -> (rate: Double?, unique: Bool, certified: Bool) {
         let logGrowth = log1p(r)
         let m = discountFactors(s, logGrowth: logGrowth, exact: true)
         let t = s.times, a = s.amounts, w = s.factors, n = s.count
-        var f = 0.0, dfL = 0.0, scale = 0.0
-        var s0 = CompensatedSum(), s1 = CompensatedSum()
-        var total = 0.0, b0 = 0.0, b1 = 0.0, b2 = 0.0
+        var f = 0.0, dfL = 0.0, scale = 0.0, total = 0.0
         for i in 0..<n {
-            let term = a[i] * w[i], ti = t[i], size = abs(term)
+            let term = a[i] * w[i]
             f += term
-            dfL -= ti * term
-            scale += size
-            s0.add(term)
-            s1.add(ti * term)
+            dfL -= t[i] * term
+            scale += abs(term)
             total += abs(a[i])
-            let x = ti * logGrowth
-            b0 += size * (3 + 3 * abs(x) + abs(x + m))
-            b1 += ti * size
-            b2 += ti * ti * size
         }
         let grow = m == 0 ? 1 : exp(m)
         let npv = f * grow, derivative = dfL * grow / (1 + r), discounted = scale * grow
@@ -488,17 +480,17 @@ enum XIRRKernel {
         let step = derivative != 0 ? npv / derivative : 0
         let polished = r - step
         let rate = abs(step) <= 1e-9 * (1 + abs(r)) && polished > -1 ? polished : r
-        // The certificate of `rate` from the sums above.
-        let eps = Double.ulpOfOne
+        // The certificate of `rate` from the sums above (S₀ = f, S₁ = −dfL).
+        let eps = Double.ulpOfOne, count = Double(n)
         let newLogGrowth = rate == r ? logGrowth : log1p(rate)
-        let delta = newLogGrowth - logGrowth
-        let sum0 = s0.value, sum1 = s1.value
-        let value = sum0 - delta * sum1
-        let tMax = t[n - 1], d = abs(delta)
+        let delta = newLogGrowth - logGrowth, d = abs(delta)
+        let value = f + delta * dfL
+        let tMax = t[n - 1], spread = tMax * abs(logGrowth)
         let deltaError = rate == r ? 0 : eps * (2 * abs(newLogGrowth) + 2 * abs(logGrowth) + d)
-        var bound = eps * (b0 + 2 * abs(sum0)) + 2 * Double(n) * eps * eps * scale
-        bound += d * eps * (b1 * (4 + 4 * tMax * abs(logGrowth)) + 3 * abs(sum1)) + deltaError * b1
-        bound += eps * abs(value) + 0.5 * d * d * b2 * exp(min(tMax * d, 700)) + Double(n) * Double.leastNonzeroMagnitude
+        var bound = eps * scale * (3 + 4 * spread + count)
+        bound += d * eps * tMax * scale * (4 + 4 * spread + count) + deltaError * tMax * scale
+        bound += eps * (abs(value) + abs(delta * dfL)) + 0.5 * d * d * tMax * tMax * scale * exp(min(tMax * d, 700))
+        bound += count * Double.leastNonzeroMagnitude
         let certified = value.isFinite && bound.isFinite
             && (abs(value) + bound) * grow * (1 + 2 * eps) <= certifiedResidual * total
         return (rate, unique, certified)
