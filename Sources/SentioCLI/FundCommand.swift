@@ -58,6 +58,11 @@ struct FundCommand: ParsableCommand {
 
     func run() throws {
         let (events, metadata) = try loadEventsAndMetadata()
+        if let asOfDate = asOf.flatMap({ CivilDate(iso: $0) }), let first = events.firstEvent, asOfDate < first.date {
+            let location = first.line > 0 ? "\(events.file) line \(first.line)" : events.file
+            throw UsageError("--as-of \(asOfDate) is before the first event (\(location): fund '\(first.fundID)' on \(first.date)): "
+                + "nothing had happened yet, every figure would be zero; give a date on or after \(first.date)")
+        }
         let indexSeries = try index.map { try IndexSeries(text: try readTextFile($0, role: "index"), file: $0) }
         let report = try FundReport(
             events: events, metadata: metadata, index: indexSeries, asOf: asOf.flatMap { CivilDate(iso: $0) },

@@ -64,9 +64,9 @@ public struct FundEventFile: Sendable {
     /// order, names case-insensitive).
     ///
     /// Rejected, with file, line and field: a bad or missing date; an unknown type; an amount that is not a
-    /// number of the one grammar (`DecimalParser`), cannot be held exactly, or is negative; a bad due date or status; a status or due date on a non-call;
-    /// a fund without a commitment; an event dated before its fund's first commitment; a NAV with no call
-    /// on or before its date.
+    /// number of the one grammar (`DecimalParser`), cannot be held exactly, or is negative; a bad due date or
+    /// status; a status or due date on a non-call; a fund without a commitment; an event dated before its fund's
+    /// first commitment; a call whose due date is before its call date; a NAV with no call on or before its date.
     /// - Parameter file: the name used in messages.
     public init(text: String, file: String) throws(FundInputError) {
         self.file = file
@@ -130,6 +130,8 @@ public struct FundEventFile: Sendable {
 
     /// The per-fund rules shared by every way of building the file (see `init(text:file:)`); returns each fund's
     /// events sorted by date (stable). Events with `line` 0 (not from a file) are reported without a line.
+    /// Rules: every fund has a commitment and nothing before its first one; a call's due date is not before
+    /// its call date; a NAV needs a call on or before its date.
     static func checkedAndSorted(
         fundIDs: [String], eventsByFund: [String: [FundEvent]], file: String
     ) throws(FundInputError) -> [String: [FundEvent]] {
@@ -144,6 +146,12 @@ public struct FundEventFile: Sendable {
             for e in events where e.date < start {
                 throw FundInputError(file: file, line: line(e), field: "date",
                     message: "\(e.date) is before fund '\(id)''s first event, its commitment on \(start)")
+            }
+            for e in events where e.type == .call {
+                if let due = e.dueDate, due < e.date {
+                    throw FundInputError(file: file, line: line(e), field: "due_date",
+                        message: "due date \(due) is before the call date \(e.date): a call cannot fall due before it is made")
+                }
             }
             let sorted = events.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
             let firstCall = sorted.first { $0.type == .call }?.date
