@@ -193,6 +193,12 @@ struct RunsCommand: ParsableCommand {
         @Option(help: "Trades per run.") var trades: Int = 100
         @Option(help: "Equity points per run.") var points: Int = 10_000
 
+        func validate() throws {
+            if count < 0 { throw ValidationError("--count must not be negative, got \(count)") }
+            if trades < 0 { throw ValidationError("--trades must not be negative, got \(trades)") }
+            if points < 1 { throw ValidationError("--points must be at least 1, got \(points)") }
+        }
+
         func run() throws {
             let database = try store.open(mode: .createIfMissing)
             for n in 0..<count {
