@@ -359,13 +359,13 @@ extension SentioDatabase {
     }
 
     /// Checks that `bar_blocks` holds exactly the rows of `bars`; returns one message per disagreeing symbol.
-    static func verifyBlocks(_ db: Database) throws -> [String] {
+    static func verifyBlocks(_ db: Database, checksums: Bool = true) throws -> [String] {
         var messages: [String] = []
         for symbol in try String.fetchAll(db, sql: "SELECT symbol FROM instruments ORDER BY symbol") {
             let rows = try loadBars(db, symbol: symbol, from: .min, to: .max, capacity: 0)
             let blocks: OHLCVSeries
             do {
-                blocks = try loadBlocks(db, symbol: symbol, from: .min, to: .max, checkCatalogue: false)
+                blocks = try loadBlocks(db, symbol: symbol, from: .min, to: .max, checkCatalogue: false, checksums: checksums)
             } catch let damage as BlockDamage {
                 messages.append("bar blocks of \(symbol) are damaged (block \(damage.block.map(String.init) ?? "-")): \(damage.detail)")
                 continue

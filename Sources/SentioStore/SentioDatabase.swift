@@ -255,8 +255,8 @@ public final class SentioDatabase: Sendable {
     }
 
     /// Runs SQLite's full `PRAGMA integrity_check` and `PRAGMA foreign_key_check`, then checks that the column
-    /// blocks hold exactly the bars of the `bars` table and that each instrument's bar count is right; returns the
-    /// messages (`["ok"]` for a sound file).
+    /// blocks pass their load checks (checksums, bar rules), hold exactly the bars of the `bars` table and that each
+    /// instrument's bar count is right; returns the messages (`["ok"]` for a sound file).
     ///
     /// This reads every page: seconds for a store of millions of bars, so it is not done on open.
     public func integrityCheck() throws -> [String] {
@@ -267,7 +267,7 @@ public final class SentioDatabase: Sendable {
                 for violation in violations.prefix(10) {
                     messages.append("foreign key violation: \(violation)")
                 }
-                if messages == ["ok"] { messages += try Self.verifyBlocks(db) }
+                if messages == ["ok"] { messages += try Self.verifyBlocks(db, checksums: blocksHaveChecksums) }
                 if messages.count > 1 { messages.removeAll { $0 == "ok" } }
                 return messages
             }
