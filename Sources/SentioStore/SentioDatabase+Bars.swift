@@ -398,10 +398,11 @@ extension SentioDatabase {
 
     /// Every stored instrument with its bar count and time extent, sorted by symbol.
     ///
-    /// Each instrument's recorded bar count is checked against its column blocks (and blocks without an
-    /// instrument are looked for), so that a damaged catalogue cannot silently drop a symbol from "all symbols".
+    /// An instrument recorded with no bars must indeed have no column blocks (one index lookup each), so that a
+    /// damaged count cannot silently drop a symbol from "all symbols"; every other disagreement between the
+    /// catalogue and the blocks is caught when the symbol is loaded (`loadSeries`).
     ///
-    /// - Throws: `StoreError.damaged` when the catalogue and the blocks disagree.
+    /// - Throws: `StoreError.damaged` for an instrument recorded empty that has blocks.
     public func instruments() throws -> [InstrumentSummary] {
         try withStoreErrors {
             try pool.read { db in
@@ -409,18 +410,11 @@ extension SentioDatabase {
                     db,
                     sql: """
                         SELECT symbol, bar_count, first_timestamp, last_timestamp,
-                               (SELECT coalesce(sum(row_count), 0) FROM bar_blocks AS b WHERE b.symbol = i.symbol) AS stored
+                               bar_count = 0 AND EXISTS (SELECT 1 FROM bar_blocks AS b WHERE b.symbol = i.symbol) AS hidden
                         FROM instruments AS i ORDER BY symbol
                         """)
-                for row in rows where (row["bar_count"] as Int) != (row["stored"] as Int) {
-                    throw BlockDamage(
-                        symbol: row["symbol"], block: nil,
-                        detail: "the catalogue records \(row["bar_count"] as Int) bars but the blocks hold \(row["stored"] as Int)")
-                }
-                if let orphan = try String.fetchOne(
-                    db, sql: "SELECT symbol FROM bar_blocks WHERE symbol NOT IN (SELECT symbol FROM instruments) LIMIT 1")
-                {
-                    throw BlockDamage(symbol: orphan, block: nil, detail: "its catalogue entry is missing")
+                for row in rows where row["hidden"] as Bool {
+                    throw BlockDamage(symbol: row["symbol"], block: nil, detail: "the catalogue records no bars but it has blocks")
                 }
                 return rows.map {
                     InstrumentSummary(

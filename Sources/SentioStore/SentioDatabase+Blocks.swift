@@ -52,6 +52,33 @@ extension SentioDatabase {
             return "its bars do not span its recorded time range"
         }
         if let previousLast, first <= previousLast { return "it overlaps the previous block" }
+        // Fast pass over raw buffers (no bounds checks, no early exits); only a block that fails is scanned again
+        // bar by bar for the message.
+        let sound = s.timestamps.withUnsafeBufferPointer { t in
+            s.open.withUnsafeBufferPointer { o in
+                s.high.withUnsafeBufferPointer { h in
+                    s.low.withUnsafeBufferPointer { l in
+                        s.close.withUnsafeBufferPointer { c in
+                            s.volume.withUnsafeBufferPointer { v in
+                                var ok = true
+                                var previous = t[range.lowerBound] &- 1
+                                for i in range {
+                                    let (open, high, low, close, volume) = (o[i], h[i], l[i], c[i], v[i])
+                                    // `<=` and `>=` are false for NaN; `high < .infinity` rejects +infinity, and
+                                    // low >= 0 with low <= open, close <= high bounds every price.
+                                    ok = ok && t[i] > previous && low >= 0 && low <= open && low <= close
+                                        && high >= open && high >= close && high < .infinity
+                                        && volume >= 0 && volume < .infinity
+                                    previous = t[i]
+                                }
+                                return ok
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if sound { return nil }
         var previous = Int64.min
         for i in range {
             let t = s.timestamps[i]
