@@ -91,4 +91,54 @@ struct StoreDamageCLITests {
             #expect(try listing() == before, "\(arguments.joined(separator: " ")) created or changed a file")
         }
     }
+
+    @Test("60 copies of a store with seeded random bytes overwritten: backtest --db prints the same result or exits 2")
+    func randomPageDamage() throws {
+        let (folder, db) = try importedStore("sentio-page-damage")
+        let arguments = ["backtest", "--strategy", "rsi", "--format", "json", "--db"]
+        let clean = try runSentio(arguments + [db])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: db)))
+        // The pages holding the column blocks (SQLite's dbstat table), where half of the rounds aim.
+        let queue = try DatabaseQueue(path: db)
+        let (blockPages, pageSize) = try queue.read { db in
+            (
+                try Int.fetchAll(db, sql: "SELECT pageno FROM dbstat WHERE name = 'bar_blocks'"),
+                try Int.fetchOne(db, sql: "PRAGMA page_size")!
+            )
+        }
+        try queue.close()
+        #expect(!blockPages.isEmpty)
+        var rng = SplitMix64(seed: 0xC11)
+        var outcomes: [Int32: Int] = [:]
+        for round in 0..<60 {
+            var bytes = original
+            // 1-3 runs of 1-64 random bytes: anywhere after the 100-byte file header, or in a page of bar_blocks.
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                var at = Int.random(in: 100..<bytes.count, using: &rng)
+                if round % 2 == 0 {
+                    let page = blockPages[Int.random(in: 0..<blockPages.count, using: &rng)]
+                    at = (page - 1) * pageSize + Int.random(in: 0..<pageSize, using: &rng)
+                }
+                for i in at..<min(bytes.count, at + Int.random(in: 1...64, using: &rng)) {
+                    bytes[i] = UInt8.random(in: 0...255, using: &rng)
+                }
+            }
+            let copy = folder.appendingPathComponent("copy-\(round).sqlite").path
+            try Data(bytes).write(to: URL(fileURLWithPath: copy))
+            let run = try runSentio(arguments + [copy])
+            outcomes[run.status, default: 0] += 1
+            if run.status == 0 {
+                // (The output names the store it read.)
+                #expect(
+                    run.stdout.replacingOccurrences(of: copy, with: db) == clean.stdout,
+                    "round \(round): exit 0 with a different result")
+            } else {
+                #expect(run.status == 2, "round \(round): exit \(run.status): \(run.stderr)")
+                #expect(run.stderr.contains(copy), "round \(round): \(run.stderr)")
+            }
+            for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) }
+        }
+        print("damaged stores: exit codes \(outcomes.sorted { $0.key < $1.key })")
+    }
 }
