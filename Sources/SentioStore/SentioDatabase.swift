@@ -116,15 +116,18 @@ public final class SentioDatabase: Sendable {
         return true
     }
 
-    /// A `file:` URI for `path` (absolute, with `%`, `?` and `#` escaped).
+    /// A `file:` URI for `path`: absolute, with `%`, `?`, `#` and every non-ASCII or control byte of its UTF-8
+    /// written as `%HH` (SQLite decodes them back to the same bytes).
     static func uri(forPath path: String) -> String {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         var text = "file:"
+        let hex = Array("0123456789ABCDEF".unicodeScalars)
         for byte in absolute.utf8 {
-            switch byte {
-            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"):
-                text += String(format: "%%%02X", byte)
-            default:
+            if byte < 0x21 || byte >= 0x7F || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                text.unicodeScalars.append("%")
+                text.unicodeScalars.append(hex[Int(byte >> 4)])
+                text.unicodeScalars.append(hex[Int(byte & 15)])
+            } else {
                 text.unicodeScalars.append(Unicode.Scalar(byte))
             }
         }

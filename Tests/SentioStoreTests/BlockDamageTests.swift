@@ -252,6 +252,22 @@ struct BlockDamageTests {
         }
     }
 
+    @Test("read-only opening works for a path with spaces, %, ?, # and non-ASCII characters")
+    func readOnlyOddPath() throws {
+        let folder = try temporaryDirectory("sentio-odd path")
+        let path = folder.appendingPathComponent("börse 100%?#x.sqlite").path
+        let store = try SentioDatabase(path: path)
+        let series = randomSeries(symbol: "ÄÖ", count: 50, seed: 8)
+        try store.importSeries(series, sourcePath: "x", fingerprint: "x")
+        try store.close()
+        chmod(path, 0o444)
+        defer { chmod(path, 0o644) }
+        let reader = try SentioDatabase(path: path, mode: .readOnly)
+        #expect(reader.isReadOnly)
+        #expect(SentioDatabase.sameBits(try reader.loadSeries(symbols: ["ÄÖ"])[0], series))
+        #expect(SentioDatabase.uri(forPath: "/a b/ü%?#.db") == "file:/a%20b/%C3%BC%25%3F%23.db")
+    }
+
     @Test("an empty path is a typed error")
     func emptyPath() {
         #expect(throws: StoreError.cannotOpen(path: "''", reason: "the path is empty")) { try SentioDatabase(path: "") }
