@@ -153,10 +153,32 @@ extension SentioDatabase {
         }
         let lower = min(first, overlapping.map { $0["first_timestamp"] as Int64 }.min()!)
         let upper = max(last, overlapping.map { $0["last_timestamp"] as Int64 }.max()!)
+        // The blocks are rebuilt from the bars table, so that copy is checked first: this import only added bars
+        // (conflicting ones are kept without `replace`), so every bar the old blocks held — verified by their
+        // checksums — must be in the bars table unchanged. A difference means one copy is damaged; rebuilding would
+        // otherwise give a damaged bars row a fresh checksum.
+        let before = try loadBlocks(db, symbol: symbol, from: lower, to: upper, checkCatalogue: false)
+        let rebuilt = try loadBars(db, symbol: symbol, from: lower, to: upper, capacity: before.count + series.count)
+        var j = 0
+        for i in 0..<before.count {
+            let t = before.timestamps[i]
+            while j < rebuilt.count && rebuilt.timestamps[j] < t { j += 1 }
+            guard j < rebuilt.count, rebuilt.timestamps[j] == t,
+                rebuilt.open[j].bitPattern == before.open[i].bitPattern,
+                rebuilt.high[j].bitPattern == before.high[i].bitPattern,
+                rebuilt.low[j].bitPattern == before.low[i].bitPattern,
+                rebuilt.close[j].bitPattern == before.close[i].bitPattern,
+                rebuilt.volume[j].bitPattern == before.volume[i].bitPattern
+            else {
+                throw BlockDamage(
+                    symbol: symbol, block: nil,
+                    detail: "its bars table disagrees with its column blocks at \(iso8601(epochSeconds: t))")
+            }
+        }
         try db.execute(
             sql: "DELETE FROM bar_blocks WHERE symbol = ? AND last_timestamp >= ? AND first_timestamp <= ?",
             arguments: [symbol, first, last])
-        try writeBlocks(db, try loadBars(db, symbol: symbol, from: lower, to: upper, capacity: series.count))
+        try writeBlocks(db, rebuilt)
     }
 
     /// Rebuilds every block of `symbol` from the `bars` table (import with `replace`: this also repairs blocks that

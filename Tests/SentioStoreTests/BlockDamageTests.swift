@@ -67,6 +67,28 @@ struct BlockDamageTests {
         #expect(try store.integrityCheck() == ["ok"])
     }
 
+    @Test("a damaged bars-table row is not copied into rebuilt blocks by an overlapping import")
+    func damagedBarsRowNotPropagated() throws {
+        let store = try SentioDatabase(path: try temporaryDatabasePath("bars-row"))
+        let full = randomSeries(symbol: "AAA", count: 300, seed: 9)
+        try store.importSeries(full.slice(0..<200), sourcePath: "a", fingerprint: "a")
+        // A value changed in the bars table only (within the bar's range, so no rule catches it).
+        try store.pool.write { db in
+            try db.execute(
+                sql: "UPDATE bars SET close = ? WHERE symbol = 'AAA' AND timestamp = ?",
+                arguments: [(full.close[50] + full.high[50]) / 2, full.timestamps[50]])
+        }
+        // Bars 150..<300 overlap the stored block: it is rebuilt from the bars table, which must agree first.
+        #expect(throws: StoreError.self) {
+            try store.importSeries(full.slice(150..<300), sourcePath: "b", fingerprint: "b")
+        }
+        #expect(sameBits(try store.loadSeries(symbols: ["AAA"])[0], full.slice(0..<200)))
+        // The file's values repair the bars table and the blocks.
+        try store.importSeries(full, sourcePath: "c", fingerprint: "c", replace: true)
+        #expect(sameBits(try store.loadSeries(symbols: ["AAA"])[0], full))
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
     @Test("a bar breaking the OHLC rules is refused on import")
     func importChecksBarRules() throws {
         let store = try SentioDatabase(path: try temporaryDatabasePath("rules"))
