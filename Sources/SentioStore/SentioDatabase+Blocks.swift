@@ -328,6 +328,8 @@ extension SentioDatabase {
         var filled = 0
         var position = firstIndex
         var previousLast: Int64? = firstIndex > 0 ? keys[firstIndex - 1].last : nil
+        var read: [(number: Int, range: Range<Int>, key: BlockKey, checksum: Int64)] = []
+        read.reserveCapacity(wanted.count)
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
@@ -361,17 +363,24 @@ extension SentioDatabase {
                 guard sqlite3_column_type(handle, 3) == SQLITE_INTEGER else {
                     throw damage("it has no checksum (it disagreed with the bars table when the store was upgraded)")
                 }
-                if sqlite3_column_int64(handle, 3) != blockChecksum(series, range) { throw damage("checksum mismatch") }
             }
-            if let problem = blockProblem(series, range, first: key.first, last: key.last, previousLast: previousLast) {
-                throw damage(problem)
-            }
-            previousLast = key.last
+            read.append((number, range, key, sqlite3_column_int64(handle, 3)))
             filled += rows
             position += 1
         }
         guard position == endIndex else {
             throw BlockDamage(symbol: symbol, block: position + 1, detail: "the block is missing")
+        }
+        // The checks run once every column is filled: checking while the columns are still being written would
+        // hold extra references to them and make the next write copy a whole column.
+        for (number, range, key, checksum) in read {
+            if checksums && checksum != blockChecksum(series, range) {
+                throw BlockDamage(symbol: symbol, block: number, detail: "checksum mismatch")
+            }
+            if let problem = blockProblem(series, range, first: key.first, last: key.last, previousLast: previousLast) {
+                throw BlockDamage(symbol: symbol, block: number, detail: problem)
+            }
+            previousLast = key.last
         }
         if !checksums {
             // No checksums to trust: the bars table must agree bit for bit.
