@@ -67,10 +67,15 @@ struct FundCommand: ParsableCommand {
         let report = try FundReport(
             events: events, metadata: metadata, index: indexSeries, asOf: asOf.flatMap { CivilDate(iso: $0) },
             dayCount: dayCount.dayCount)
+        // --report and --save together or not at all (see OutputTransaction).
+        let outputs = OutputTransaction()
         if let path = reportPath {
-            try writeFundReport(report: report, events: events, index: indexSeries, to: path)
+            let content = try FundReportContent(report: report, events: events, index: indexSeries)
+            try outputs.stage(path, text: FundReportRenderer().render(content))
         }
+        OutputTransaction.reachedStagedPoint()
         if save { try saveToStore(events, metadata: metadata) }
+        try outputs.commit()
         switch format {
         case .table: print(report.table(), terminator: "")
         case .json: print(report.json(), terminator: "")

@@ -197,13 +197,6 @@ struct SignalsCommand: ParsableCommand {
                 throw UsageError("\(source): \(error.description)")
             }
         }
-        if save {
-            let saved = history ? perSymbol.flatMap { $0 } : perSymbol.compactMap(\.last)
-            let database = try store.open(mode: .createIfMissing)
-            let count = try database.saveSignals(saved.map { StoredSignal($0) })
-            printError("saved \(count) signal(s) to \(database.path)")
-        }
-
         let text: String
         switch (history, format) {
         case (false, .json):
@@ -215,11 +208,18 @@ struct SignalsCommand: ParsableCommand {
         case (true, .csv):
             text = SignalEncoding.historyCSV(perSymbol)
         }
-        if let output {
-            try AtomicFile.write(path: output, bytes: Array(text.utf8))
-        } else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+        // --output and --save together or not at all: the file is staged, the signals saved, then the file renamed.
+        let outputs = OutputTransaction()
+        if let output { try outputs.stage(output, text: text) }
+        OutputTransaction.reachedStagedPoint()
+        if save {
+            let saved = history ? perSymbol.flatMap { $0 } : perSymbol.compactMap(\.last)
+            let database = try store.open(mode: .createIfMissing)
+            let count = try database.saveSignals(saved.map { StoredSignal($0) })
+            printError("saved \(count) signal(s) to \(database.path)")
         }
+        try outputs.commit()
+        if output == nil { FileHandle.standardOutput.write(Data(text.utf8)) }
     }
 
     /// True when the bars come from the store: `--db` given and no PATH.
@@ -259,7 +259,7 @@ struct SignalsCommand: ParsableCommand {
 
     /// The stored series of `--symbols` (default all) within `--from`/`--to`; the store must exist.
     func loadStoredInputs() throws -> [(series: OHLCVSeries, source: String)] {
-        let database = try store.open(mode: .existingOnly)
+        let database = try store.open(mode: .readOnly)
         let series = try loadStoredSeries(from: database, symbols: try symbols.map(parseSymbolList), range: try range.resolve())
         return series.map { (series: $0, source: "\(database.path) symbol \($0.symbol)") }
     }

@@ -255,7 +255,7 @@ public struct MarketGenerator: Sendable {
         return config.symbols.map { bySymbol[$0]! }
     }
 
-    /// Writes `SYMBOL.csv` for each requested symbol into `directory` (created if missing), each file atomically;
+    /// Writes `SYMBOL.csv` for each requested symbol into `directory` (created if missing), all files or none (one `OutputTransaction`);
     /// pairs are generated one at a time so memory stays bounded. Returns the paths written, in symbol order.
     ///
     /// Columns `timestamp,open,high,low,close,volume`; prices with `config.priceDecimals` decimals; timestamps
@@ -269,14 +269,18 @@ public struct MarketGenerator: Sendable {
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         let options = OHLCVWriter.Options(priceDecimals: config.priceDecimals, datesWhenMidnight: config.frequency == .daily)
         var written: [String: String] = [:]
+        // All files or none: each is staged to a temporary file, then all are renamed (OutputTransaction).
+        let outputs = OutputTransaction()
         for index in requestedPairIndices {
             let generated = generatePair(index)
             for series in [generated.bull, generated.bear] where config.symbols.contains(series.symbol) {
                 let path = base + series.symbol + ".csv"
-                try OHLCVWriter.write(series, to: path, options: options)
+                try outputs.stage(path) { OHLCVWriter.encode(series, options: options, into: &$0) }
                 written[series.symbol] = path
             }
         }
+        OutputTransaction.reachedStagedPoint()
+        try outputs.commit()
         return config.symbols.map { written[$0]! }
     }
 
