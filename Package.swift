@@ -3,6 +3,7 @@ import PackageDescription
 
 // Dependencies point one way, toward SentioCore:
 //   SentioCLI → Sentio (umbrella) → {Store, Reports, Backtest, Signals, Funds, Data, Indicators} → SentioCore → CSentioLinearAlgebra
+// SentioData and SentioFunds share SentioCSV (the one CSV tokenizer, number grammar and text-file reader).
 // The core knows nothing of CSV, SQLite or the command line.
 let package = Package(
     name: "Sentio",
@@ -24,10 +25,11 @@ let package = Package(
             providers: [.apt(["libopenblas-dev", "liblapacke-dev"])]
         ),
         .target(name: "SentioCore", dependencies: ["CSentioLinearAlgebra"]),
-        .target(name: "SentioData", dependencies: ["SentioCore"]),
+        .target(name: "SentioCSV", dependencies: ["SentioCore"]),
+        .target(name: "SentioData", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioIndicators", dependencies: ["SentioCore"]),
         .target(name: "SentioSignals", dependencies: ["SentioCore", "SentioIndicators"]),
-        .target(name: "SentioFunds", dependencies: ["SentioCore"]),
+        .target(name: "SentioFunds", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioBacktest", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioFunds"]),
         .target(
             name: "SentioStore",
@@ -48,7 +50,8 @@ let package = Package(
 
         .target(name: "SentioTestSupport", dependencies: ["SentioCore"], path: "Tests/SentioTestSupport"),
         .testTarget(name: "SentioCoreTests", dependencies: ["SentioCore", "SentioTestSupport"]),
-        .testTarget(name: "SentioDataTests", dependencies: ["SentioData", "SentioTestSupport"]),
+        .testTarget(name: "SentioCSVTests", dependencies: ["SentioCSV", "SentioData", "SentioFunds", "SentioTestSupport"]),
+        .testTarget(name: "SentioDataTests", dependencies: ["SentioData", "SentioCSV", "SentioTestSupport"]),
         .testTarget(name: "SentioIndicatorsTests", dependencies: ["SentioIndicators", "SentioData", "SentioTestSupport"]),
         .testTarget(name: "SentioSignalsTests", dependencies: ["SentioSignals", "SentioData", "SentioTestSupport"]),
         .testTarget(name: "SentioFundsTests", dependencies: ["SentioFunds", "SentioTestSupport"]),

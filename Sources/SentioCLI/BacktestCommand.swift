@@ -182,17 +182,25 @@ struct BacktestCommand: ParsableCommand {
         progressBar.finish()
         let statistics = BacktestStatistics(result)  // money-weighted return by SentioFunds' xirr
         let report = BacktestReport(command: self, market: market, result: result, statistics: statistics)
-        if let path = trades { try BacktestOutputFile.write(report.tradesCSV(), to: path) }
-        if let path = equity { try BacktestOutputFile.write(report.equityCSV(), to: path) }
+        // All outputs or none: each file is written to a temporary file first; the run is saved (one store
+        // transaction); only then are the files renamed into place. Any failure leaves every old file as it was.
+        let outputs = OutputTransaction()
+        if let path = trades { try outputs.stage(path, text: report.tradesCSV()) }
+        if let path = equity { try outputs.stage(path, text: report.equityCSV()) }
         if let path = reportPath {
-            try writeBacktestReport(result: result, statistics: statistics, market: market, buyLevels: buyLevels, to: path)
+            let content = BacktestReportContent(result: result, statistics: statistics, market: market, buyLevels: buyLevels)
+            try outputs.stage(path, text: BacktestReportRenderer().render(content))
         }
-        if let path = portfolio { try BacktestOutputFile.write(report.portfolioJSON().rendered(pretty: true) + "\n", to: path) }
+        if let path = portfolio { try outputs.stage(path, text: report.portfolioJSON().rendered(pretty: true) + "\n") }
+        OutputTransaction.reachedStagedPoint()
+        var saved: String?
         if save {
             let database = try store.open(mode: .createIfMissing)
             let id = try database.saveRun(report.storedRun(label: label), trades: report.storedTrades(), equity: report.storedEquity())
-            printError("saved run \(id) to \(database.path)")
+            saved = "saved run \(id) to \(database.path)"
         }
+        try outputs.commit()
+        if let saved { printError(saved) }
         switch format {
         case .json: print(report.summaryJSON().rendered(pretty: true))
         case .table: print(report.table(), terminator: "")
@@ -314,13 +322,6 @@ final class BacktestProgressBar: @unchecked Sendable {
 
     func finish() {
         if shown { FileHandle.standardError.write(Data("\n".utf8)) }
-    }
-}
-
-/// Atomic output files: written to a temporary file in the same directory, then renamed over the target.
-enum BacktestOutputFile {
-    static func write(_ text: String, to path: String) throws {
-        try AtomicFile.write(path: path, bytes: Array(text.utf8))
     }
 }
 

@@ -125,3 +125,55 @@ func loadStoredSeries(from database: SentioDatabase, symbols wanted: [String]?, 
     try range.requireBars(in: series, source: "the store \(database.path)")
     return series
 }
+
+/// `--lenient` and `--rejects FILE`, shared by every command that reads OHLCV CSV files (import, indicators,
+/// signals).
+///
+/// Lenient reading skips bad rows and, when timestamps are out of order, keeps the largest set of rows whose
+/// timestamps increase (see `OHLCVReader`), so one bad row never costs more than itself. Every skipped row is
+/// reported: a summary (count and the first few) on standard error, and all of them in `--rejects FILE`
+/// (CSV `file,line,reason`, written atomically, header only when nothing was skipped).
+struct LenientOptions: ParsableArguments {
+    @Flag(name: .customLong("lenient"), help: "Skip bad CSV rows instead of failing on the first one; out-of-order rows cost only themselves (the longest increasing run of timestamps is kept). A summary goes to standard error, every skipped line to --rejects.")
+    var enabled = false
+
+    @Option(help: ArgumentHelp("With --lenient: write every skipped row to this CSV file (file,line,reason), atomically.", valueName: "FILE"))
+    var rejects: String?
+
+    /// How many skipped rows the summary on standard error shows per file.
+    static let summaryLimit = 5
+
+    func validate() throws {
+        if rejects != nil && !enabled { throw ValidationError("--rejects needs --lenient (strict reading stops at the first bad row)") }
+        if let rejects, rejects.isEmpty { throw ValidationError("--rejects needs a file name") }
+    }
+
+    var readOptions: ReadOptions { ReadOptions(lenient: enabled) }
+
+    /// Prints the summary of each file's skipped rows on standard error and writes `--rejects` when given.
+    func report(_ results: [(file: String, skipped: [SkippedRow])]) throws {
+        for (file, skipped) in results where !skipped.isEmpty {
+            printError("warning: \(file): skipped \(skipped.count) invalid row(s) (--lenient)")
+            for row in skipped.prefix(Self.summaryLimit) { printError("  \(row.description)") }
+            if skipped.count > Self.summaryLimit {
+                let rest = skipped.count - Self.summaryLimit
+                printError(rejects.map { "  ... and \(rest) more (all listed in \($0))" }
+                    ?? "  ... and \(rest) more (--rejects FILE lists them all)")
+            }
+        }
+        if let rejects { try AtomicFile.write(path: rejects, bytes: Array(Self.rejectsCSV(results).utf8)) }
+    }
+
+    /// The `--rejects` CSV text: header `file,line,reason`, one row per skipped line in file then line order.
+    static func rejectsCSV(_ results: [(file: String, skipped: [SkippedRow])]) -> String {
+        func cell(_ s: String) -> String {
+            s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+        }
+        var text = "file,line,reason\n"
+        for (file, skipped) in results {
+            for row in skipped { text += "\(cell(file)),\(row.line),\(cell(row.reason))\n" }
+        }
+        return text
+    }
+}

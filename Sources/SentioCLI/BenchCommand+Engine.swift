@@ -42,31 +42,31 @@ extension ThroughputWorkloads {
 
     /// Reads a `series,date,amount` file into a batch; a bad row names the file, line and field.
     static func readXIRRBatch(path: String) throws -> CashFlowBatch {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw UsageError("\(path): cannot read the file")
+        // The shared readers' rules: `TextFile` (clear file errors), `CSVRecords` (RFC 4180 quoting), the one number
+        // grammar (`DecimalParser`) and dates in the years 0001-9999.
+        let text = try TextFile.read(path)
+        let records: [CSVRecords.Record]
+        do throws(CSVRecords.Failure) {
+            records = try CSVRecords(text: text).records
+        } catch {
+            throw UsageError("\(path):\(error.line): column \(error.error.cell + 1): \(error.error.message)")
         }
         var batch = CashFlowBatch()
         var days: [Int] = [], amounts: [Double] = []
-        var currentSeries: Substring?
-        var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            if lineNumber == 1 {
-                guard line.trimmingCharacters(in: .whitespaces) == "series,date,amount" else {
-                    throw UsageError("\(path):1: expected the header 'series,date,amount'")
-                }
-                continue
-            }
-            if line.isEmpty { continue }
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+        var currentSeries: String?
+        guard let header = records.first, header.cells == ["series", "date", "amount"] else {
+            throw UsageError("\(path):1: expected the header 'series,date,amount'")
+        }
+        for record in records.dropFirst() {
+            let lineNumber = record.line, fields = record.cells
             guard fields.count == 3 else {
                 throw UsageError("\(path):\(lineNumber): expected 3 fields (series,date,amount), found \(fields.count)")
             }
             guard let date = CivilDate(iso: fields[1]) else {
-                throw UsageError("\(path):\(lineNumber): field 'date': '\(fields[1])' is not a date YYYY-MM-DD")
+                throw UsageError("\(path):\(lineNumber): field 'date': \(EchoedText.quoted(fields[1])) is not a date YYYY-MM-DD (years 0001-9999)")
             }
-            guard let amount = Double(fields[2]), amount.isFinite else {
-                throw UsageError("\(path):\(lineNumber): field 'amount': '\(fields[2])' is not a finite number")
+            guard let amount = DecimalParser.parse(fields[2]), amount.isFinite else {
+                throw UsageError("\(path):\(lineNumber): field 'amount': \(EchoedText.quoted(fields[2])) is not a finite number")
             }
             if let currentSeries, currentSeries != fields[0] {
                 batch.append(dayNumbers: days, amounts: amounts)

@@ -31,7 +31,7 @@ extension FundCommand {
     /// for the bundled sample, whose funds are in commitment order, the report is the same). Funds without
     /// stored metadata get none (names null); with no metadata stored at all the report has none.
     func loadStored() throws -> (FundEventFile, FundMetadataFile?) {
-        let database = try store.open(mode: .existingOnly)
+        let database = try store.open(mode: .readOnly)
         let events = try database.loadFundEvents().map(FundEvent.init(stored:))
         guard !events.isEmpty else {
             throw UsageError("the store \(database.path) holds no fund events (save some with `sentio fund FILE --save --db \(database.path)`)")

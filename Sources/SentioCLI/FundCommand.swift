@@ -58,14 +58,24 @@ struct FundCommand: ParsableCommand {
 
     func run() throws {
         let (events, metadata) = try loadEventsAndMetadata()
+        if let asOfDate = asOf.flatMap({ CivilDate(iso: $0) }), let first = events.firstEvent, asOfDate < first.date {
+            let location = first.line > 0 ? "\(events.file) line \(first.line)" : events.file
+            throw UsageError("--as-of \(asOfDate) is before the first event (\(location): fund '\(first.fundID)' on \(first.date)): "
+                + "nothing had happened yet, every figure would be zero; give a date on or after \(first.date)")
+        }
         let indexSeries = try index.map { try IndexSeries(text: try readTextFile($0, role: "index"), file: $0) }
         let report = try FundReport(
             events: events, metadata: metadata, index: indexSeries, asOf: asOf.flatMap { CivilDate(iso: $0) },
             dayCount: dayCount.dayCount)
+        // --report and --save together or not at all (see OutputTransaction).
+        let outputs = OutputTransaction()
         if let path = reportPath {
-            try writeFundReport(report: report, events: events, index: indexSeries, to: path)
+            let content = try FundReportContent(report: report, events: events, index: indexSeries)
+            try outputs.stage(path, text: FundReportRenderer().render(content))
         }
+        OutputTransaction.reachedStagedPoint()
         if save { try saveToStore(events, metadata: metadata) }
+        try outputs.commit()
         switch format {
         case .table: print(report.table(), terminator: "")
         case .json: print(report.json(), terminator: "")

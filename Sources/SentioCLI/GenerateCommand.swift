@@ -49,7 +49,7 @@ struct GenerateCommand: ParsableCommand {
     func makeConfig() throws -> MarketConfig {
         guard bars >= 1 else { throw ValidationError("--bars must be at least 1, got \(bars)") }
         guard let startDate = CivilDate(iso: start) else {
-            throw ValidationError("--start must be a date YYYY-MM-DD, got '\(start)'")
+            throw ValidationError("--start must be a date YYYY-MM-DD with a year from 0001 to 9999, got \(EchoedText.quoted(start))")
         }
         let universeSize = LeveragedPair.defaultUniverse.count * 2
         let symbolList: [String]
@@ -67,7 +67,8 @@ struct GenerateCommand: ParsableCommand {
         do {
             _ = try MarketGenerator(config: config)
         } catch {
-            throw ValidationError("--symbols: \(error.description)")
+            let option = error.isDateRangeError ? "--start/--bars" : "--symbols"
+            throw ValidationError("\(option): \(error.description)")
         }
         return config
     }

@@ -24,8 +24,7 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Overwrite stored bars whose values differ from the file's (default: keep the stored values and report the conflicts).")
     var replace = false
 
-    @Flag(help: "Skip bad rows, listing each on standard error with its line, instead of rejecting the file (default: off).")
-    var lenient = false
+    @OptionGroup var lenient: LenientOptions
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one CSV file or directory") }
@@ -36,20 +35,21 @@ struct ImportCommand: ParsableCommand {
         let database = try store.open(mode: .createIfMissing)
         var totals = (files: 0, inserted: 0, identical: 0, conflicts: 0, replaced: 0, unchanged: 0)
         // Parsing file k+1 overlaps with writing file k (two cores); results are still handled strictly in order.
-        let reader = PrefetchingReader(files: files, options: ReadOptions(lenient: lenient))
+        let reader = PrefetchingReader(files: files, options: lenient.readOptions)
+        var skippedRows: [(file: String, skipped: [SkippedRow])] = []
         for (index, file) in files.enumerated() {
             let parsed: (result: ReadResult, fingerprint: String)
             do {
                 parsed = try reader.next()
             } catch {
+                // The skipped rows of the files read so far are still reported (and --rejects written).
+                if lenient.enabled { try lenient.report(skippedRows) }
                 if index > 0 {
                     printError("note: \(index) earlier file(s) were imported into \(database.path); \(file) and later files were not")
                 }
                 throw error
             }
-            for skipped in parsed.result.skipped {
-                printError("warning: skipped \(skipped.description)")
-            }
+            skippedRows.append((file, parsed.result.skipped))
             let report = try database.importSeries(
                 parsed.result.series, sourcePath: file, fingerprint: parsed.fingerprint, replace: replace)
             print(report.description)
@@ -60,6 +60,7 @@ struct ImportCommand: ParsableCommand {
             totals.conflicts += report.conflicts
             totals.replaced += report.replaced
         }
+        if lenient.enabled { try lenient.report(skippedRows) }
         var summary = "\(totals.files) file(s) into \(database.path): \(totals.inserted) new bars, \(totals.identical) already stored"
         if totals.unchanged > 0 { summary += ", \(totals.unchanged) file(s) unchanged" }
         if totals.conflicts > 0 {

@@ -47,8 +47,7 @@ struct IndicatorsCommand: ParsableCommand {
     @Option(help: "Write to this file (atomically) instead of standard output.")
     var output: String?
 
-    @Flag(help: "Skip invalid rows instead of failing; the skipped lines are reported on standard error.")
-    var lenient = false
+    @OptionGroup var lenient: LenientOptions
 
     func validate() throws {
         for (name, value) in [("--rsi-period", rsiPeriod), ("--volume-window", volumeWindow), ("--atr-period", atrPeriod), ("--ma-period", maPeriod)]
@@ -58,8 +57,8 @@ struct IndicatorsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let result = try OHLCVReader.readWithReport(path: file, options: ReadOptions(lenient: lenient))
-        reportSkipped(result.skipped, file: file)
+        let result = try OHLCVReader.readWithReport(path: file, options: lenient.readOptions)
+        if lenient.enabled { try lenient.report([(file, result.skipped)]) }
         let bars = result.series
         let periods = IndicatorPanel.Periods(rsi: rsiPeriod, volumeWindow: volumeWindow, atr: atrPeriod, movingAverage: maPeriod)
         let panel: IndicatorPanel
@@ -125,14 +124,6 @@ struct IndicatorOverflowError: UserInputError {
     let underlying: WindowOverflowError
 
     var description: String { "\(file): bar dated \(iso8601(epochSeconds: timestamp)): \(underlying.description)" }
-}
-
-/// Prints how many rows lenient reading skipped, and the first few with their reasons, on standard error.
-func reportSkipped(_ skipped: [SkippedRow], file: String, limit: Int = 10) {
-    guard !skipped.isEmpty else { return }
-    printError("warning: \(file): skipped \(skipped.count) invalid row(s) (--lenient)")
-    for row in skipped.prefix(limit) { printError("  \(row.description)") }
-    if skipped.count > limit { printError("  ... and \(skipped.count - limit) more") }
 }
 
 /// Writes `bytes` to `path` atomically, or to standard output when `path` is nil.

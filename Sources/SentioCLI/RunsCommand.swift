@@ -34,7 +34,7 @@ struct RunsCommand: ParsableCommand {
         var format: StoreOutputFormat = .table
 
         func run() throws {
-            let database = try store.open(mode: .existingOnly)
+            let database = try store.open(mode: .readOnly)
             let runs = try database.runs()
             switch format {
             case .json:
@@ -70,7 +70,7 @@ struct RunsCommand: ParsableCommand {
         var format: StoreOutputFormat = .table
 
         func run() throws {
-            let detail = try store.open(mode: .existingOnly).run(id: id)
+            let detail = try store.open(mode: .readOnly).run(id: id)
             let run = detail.run
             switch format {
             case .json:
@@ -142,7 +142,7 @@ struct RunsCommand: ParsableCommand {
         }
 
         func run() throws {
-            let database = try store.open(mode: .existingOnly)
+            let database = try store.open(mode: .readOnly)
             let runs = try ids.map { try database.run(id: $0).run }
             let statistics = runs.map { $0.statisticsObject() }
             let configs = runs.map { $0.configObject() }
@@ -192,6 +192,12 @@ struct RunsCommand: ParsableCommand {
         @Option(help: "Number of runs to save.") var count: Int = 10
         @Option(help: "Trades per run.") var trades: Int = 100
         @Option(help: "Equity points per run.") var points: Int = 10_000
+
+        func validate() throws {
+            if count < 0 { throw ValidationError("--count must not be negative, got \(count)") }
+            if trades < 0 { throw ValidationError("--trades must not be negative, got \(trades)") }
+            if points < 1 { throw ValidationError("--points must be at least 1, got \(points)") }
+        }
 
         func run() throws {
             let database = try store.open(mode: .createIfMissing)
@@ -351,8 +357,10 @@ struct StoreOptions: ParsableArguments {
     /// The path to use: `--db`, else the documented default.
     var path: String { database ?? SentioDatabase.defaultPath() }
 
-    /// Opens the store; `.existingOnly` for commands that only read.
+    /// Opens the store; `.readOnly` for commands that only read (a store whose file or folder is not writable is
+    /// then opened read-only, creating no `-wal`/`-shm` files). An empty `--db ''` is a usage error (exit 2).
     func open(mode: SentioDatabase.OpenMode) throws -> SentioDatabase {
-        try SentioDatabase(path: path, mode: mode)
+        if database?.isEmpty == true { throw UsageError("--db needs a file path; got an empty string") }
+        return try SentioDatabase(path: path, mode: mode)
     }
 }

@@ -94,9 +94,7 @@ struct SignalModelOptions: ParsableArguments {
 
     /// Reads a (possibly partial) config file; errors name the file and the offending key.
     static func load(_ path: String) throws -> SignalModelConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw UsageError("\(path): cannot read the model config file")
-        }
+        let data = Data(try TextFile.read(path).utf8)
         do {
             return try JSONDecoder().decode(SignalModelConfig.self, from: data)
         } catch let error as DecodingError {
@@ -162,8 +160,7 @@ struct SignalsCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Numbers: display (prices 4 decimals, others 2) or full (exact round-trip). Default: display for the latest signals, full for --history. CSV is always full.", valueName: "display|full"))
     var precision: NumberPrecision?
 
-    @Flag(help: "Skip bad CSV rows (reporting them on standard error) instead of failing on the first one.")
-    var lenient = false
+    @OptionGroup var lenient: LenientOptions
 
     @Option(help: ArgumentHelp("Comma-separated symbols to use, in this order (default: all, in file or stored order).", valueName: "LIST"))
     var symbols: String?
@@ -187,7 +184,7 @@ struct SignalsCommand: ParsableCommand {
                 "give either PATH (CSV input) or --db FILE (stored bars), not both; "
                     + "with --save, PATH is the data and --db the store the signals are saved to")
         }
-        if readsStore && lenient { throw ValidationError("--lenient applies to CSV input only, not to stored bars") }
+        if readsStore && lenient.enabled { throw ValidationError("--lenient applies to CSV input only, not to stored bars") }
     }
 
     func run() throws {
@@ -200,13 +197,6 @@ struct SignalsCommand: ParsableCommand {
                 throw UsageError("\(source): \(error.description)")
             }
         }
-        if save {
-            let saved = history ? perSymbol.flatMap { $0 } : perSymbol.compactMap(\.last)
-            let database = try store.open(mode: .createIfMissing)
-            let count = try database.saveSignals(saved.map { StoredSignal($0) })
-            printError("saved \(count) signal(s) to \(database.path)")
-        }
-
         let text: String
         switch (history, format) {
         case (false, .json):
@@ -218,11 +208,18 @@ struct SignalsCommand: ParsableCommand {
         case (true, .csv):
             text = SignalEncoding.historyCSV(perSymbol)
         }
-        if let output {
-            try AtomicFile.write(path: output, bytes: Array(text.utf8))
-        } else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+        // --output and --save together or not at all: the file is staged, the signals saved, then the file renamed.
+        let outputs = OutputTransaction()
+        if let output { try outputs.stage(output, text: text) }
+        OutputTransaction.reachedStagedPoint()
+        if save {
+            let saved = history ? perSymbol.flatMap { $0 } : perSymbol.compactMap(\.last)
+            let database = try store.open(mode: .createIfMissing)
+            let count = try database.saveSignals(saved.map { StoredSignal($0) })
+            printError("saved \(count) signal(s) to \(database.path)")
         }
+        try outputs.commit()
+        if output == nil { FileHandle.standardOutput.write(Data(text.utf8)) }
     }
 
     /// True when the bars come from the store: `--db` given and no PATH.
@@ -231,16 +228,16 @@ struct SignalsCommand: ParsableCommand {
     /// The CSV series (with the file each came from, for messages), selected by `--symbols`, `--from`, `--to`.
     func loadCSVInputs() throws -> [(series: OHLCVSeries, source: String)] {
         let inputs = paths.isEmpty ? ["Data/market"] : paths
-        let results = try OHLCVReader.readAllWithReports(paths: inputs, options: ReadOptions(lenient: lenient))
+        let results = try OHLCVReader.readAllWithReports(paths: inputs, options: lenient.readOptions)
         var seen: Set<String> = []
         for result in results {
             let symbol = result.series.symbol
             guard seen.insert(symbol).inserted else {
                 throw UsageError("symbol \(symbol) appears in more than one input file; give each symbol once")
             }
-            for skipped in result.skipped { printError("warning: skipped \(skipped.description)") }
         }
         let files = try OHLCVReader.expand(paths: inputs)
+        if lenient.enabled { try lenient.report(zip(files, results).map { ($0, $1.skipped) }) }
         var selected = zip(results, files).map { (series: $0.series, source: $1) }
         if let symbols {
             let available = selected.map(\.series.symbol)
@@ -262,7 +259,7 @@ struct SignalsCommand: ParsableCommand {
 
     /// The stored series of `--symbols` (default all) within `--from`/`--to`; the store must exist.
     func loadStoredInputs() throws -> [(series: OHLCVSeries, source: String)] {
-        let database = try store.open(mode: .existingOnly)
+        let database = try store.open(mode: .readOnly)
         let series = try loadStoredSeries(from: database, symbols: try symbols.map(parseSymbolList), range: try range.resolve())
         return series.map { (series: $0, source: "\(database.path) symbol \($0.symbol)") }
     }

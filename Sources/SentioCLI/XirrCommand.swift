@@ -19,12 +19,13 @@ enum DayCountOption: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// Reads a whole text file; a missing or unreadable file is a user error (exit 2).
+/// Reads a whole UTF-8 text file (`TextFile.read`): a missing, unreadable, directory or non-UTF-8 file is a user
+/// error (exit 2) naming the file and the problem in words (`role` names the file's purpose in the message).
 func readTextFile(_ path: String, role: String) throws -> String {
     do {
-        return try String(contentsOfFile: path, encoding: .utf8)
+        return try TextFile.read(path)
     } catch {
-        throw UsageError("cannot read \(role) file \(path): \((error as NSError).localizedDescription)")
+        throw UsageError("cannot read \(role) file \(error.description)")
     }
 }
 
@@ -34,7 +35,9 @@ struct XirrCommand: ParsableCommand {
         abstract: "XIRR (or XNPV) of dated cash flows.",
         discussion: """
             FILE is a CSV with a header `date,amount`: ISO dates (YYYY-MM-DD) and signed decimal amounts \
-            (negative = paid out). Order does not matter; the earliest date is t0.
+            (negative = paid out). Order does not matter; the earliest date of a non-zero amount is t0, and \
+            zero amounts are ignored wherever dated. Every rate printed leaves |XNPV| <= 1e-9 of the sum of \
+            |amounts| (checked before printing); when no rate can be certified the error says why.
             Text output is the annual rate as a decimal fraction at full precision (0.15 = 15%); with \
             --npv-at, the XNPV at that rate instead. When the flows have several IRRs the one nearest the \
             guess is printed and the others are listed on standard error.
@@ -90,7 +93,10 @@ struct XirrCommand: ParsableCommand {
                     printError("note: the flows have other IRRs: \(result.otherRoots.map { "\($0)" }.joined(separator: ", ")); printed the one nearest the guess \(guess)")
                 }
             case .json:
-                let dates = flows.map(\.date)
+                // The flows the rate is of: zero-amount rows are dropped before solving (they are no terms of
+                // the XNPV), so they count neither as flows nor for the first and last dates.
+                let used = flows.filter { $0.amount != 0 }
+                let dates = used.map(\.date)
                 print(jsonObject([
                     ("xirr", "\(result.rate)"),
                     ("otherRoots", "[" + result.otherRoots.map { "\($0)" }.joined(separator: ", ") + "]"),
@@ -98,7 +104,7 @@ struct XirrCommand: ParsableCommand {
                     ("iterations", String(result.iterations)),
                     ("dayCount", quoted(convention.rawValue)),
                     ("guess", "\(guess)"),
-                    ("flows", String(flows.count)),
+                    ("flows", String(used.count)),
                     ("firstDate", quoted(dates.min()!.description)),
                     ("lastDate", quoted(dates.max()!.description)),
                 ]))

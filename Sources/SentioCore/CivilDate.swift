@@ -90,11 +90,20 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
-    /// Parses `YYYY-MM-DD`; returns `nil` for anything else.
+    /// The years Sentio reads and writes: 0001 to 9999 (four-digit ISO-8601 years). Every reader rejects a date
+    /// or timestamp outside them (including epoch seconds), and `sentio generate` refuses to write one.
+    public static let supportedYears: ClosedRange<Int> = 1...9999
+
+    /// UTC epoch seconds from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z: the instants of ``supportedYears``.
+    public static let supportedEpochSeconds: ClosedRange<Int64> =
+        CivilDate(year: 1, month: 1, day: 1)!.epochSeconds...(CivilDate(year: 9999, month: 12, day: 31)!.epochSeconds + 86_399)
+
+    /// Parses `YYYY-MM-DD` with a year in ``supportedYears``; returns `nil` for anything else.
     public init?(iso text: some StringProtocol) {
         let u = Array(text.utf8)
         guard u.count == 10, u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-"),
-            let y = Self.digits(u, 0, 4), let m = Self.digits(u, 5, 2), let d = Self.digits(u, 8, 2)
+            let y = Self.digits(u, 0, 4), let m = Self.digits(u, 5, 2), let d = Self.digits(u, 8, 2),
+            Self.supportedYears.contains(y)
         else { return nil }
         self.init(year: y, month: m, day: d)
     }

@@ -121,6 +121,14 @@ public enum MarketConfigError: UserInputError, Equatable {
     case invalidBars(Int)
     case invalidDecimals(Int)
     case invalidLeverage(Double)
+    /// The bars would run past 9999-12-31, the last date Sentio reads (years 0001–9999).
+    case pastLastSupportedDate(start: CivilDate, bars: Int, tradingDays: Int)
+
+    /// Whether the error is about the dates (start and length) rather than the symbols or prices.
+    public var isDateRangeError: Bool {
+        if case .pastLastSupportedDate = self { return true }
+        return false
+    }
 
     public var description: String {
         switch self {
@@ -131,6 +139,9 @@ public enum MarketConfigError: UserInputError, Equatable {
         case .invalidBars(let bars): return "bars must be at least 1, got \(bars)"
         case .invalidDecimals(let decimals): return "price decimals must be in 0...9, got \(decimals)"
         case .invalidLeverage(let leverage): return "leverage must be in (0, 4], got \(leverage)"
+        case .pastLastSupportedDate(let start, let bars, let days):
+            return "\(bars) bars from \(start) need \(days) business days and would run past 9999-12-31, "
+                + "the last date Sentio reads (years 0001-9999); choose an earlier start or fewer bars"
         }
     }
 }
@@ -177,7 +188,8 @@ public struct MarketGenerator: Sendable {
     /// Shares merged per new share in a reverse split (prices are multiplied by this).
     public static let reverseSplitRatio = 10.0
 
-    /// - Throws: ``MarketConfigError`` for unknown or duplicate symbols, `bars < 1`, or bad decimals/leverage.
+    /// - Throws: ``MarketConfigError`` for unknown or duplicate symbols, `bars < 1`, bad decimals/leverage, or bars
+    ///   that would run past 9999-12-31.
     public init(config: MarketConfig) throws(MarketConfigError) {
         guard !config.symbols.isEmpty else { throw .noSymbols }
         let known = config.universe.flatMap { [$0.bull, $0.bear] }
@@ -189,7 +201,31 @@ public struct MarketGenerator: Sendable {
         guard config.bars >= 1 else { throw .invalidBars(config.bars) }
         guard (0...9).contains(config.priceDecimals) else { throw .invalidDecimals(config.priceDecimals) }
         guard config.leverage > 0, config.leverage <= 4 else { throw .invalidLeverage(config.leverage) }
+        guard CivilDate.supportedYears.contains(config.start.year) else {
+            throw .pastLastSupportedDate(start: config.start, bars: config.bars, tradingDays: 1)
+        }
+        let perDay = config.frequency.barsPerDay
+        let days = config.bars / perDay + (config.bars % perDay == 0 ? 0 : 1)
+        guard let last = Self.businessDay(after: Self.businessDay(onOrAfter: config.start), count: days - 1),
+            last.year <= CivilDate.supportedYears.upperBound
+        else { throw .pastLastSupportedDate(start: config.start, bars: config.bars, tradingDays: days) }
         self.config = config
+    }
+
+    /// The business day `count` business days after the business day `first`; `nil` past the year 9999.
+    static func businessDay(after first: CivilDate, count: Int) -> CivilDate? {
+        let weekday = first.weekday  // 0...4
+        let (weeks, extra) = (weekday + count).quotientAndRemainder(dividingBy: 5)
+        let (offset, overflow) = weeks.multipliedReportingOverflow(by: 7)
+        guard !overflow, offset < 4_000_000 else { return nil }
+        return CivilDate(daysSinceEpoch: first.daysSinceEpoch + offset + extra - weekday)
+    }
+
+    /// The last trading date of the generated bars.
+    public var lastTradingDate: CivilDate {
+        let perDay = config.frequency.barsPerDay
+        let days = config.bars / perDay + (config.bars % perDay == 0 ? 0 : 1)
+        return Self.businessDay(after: firstTradingDate, count: days - 1)!
     }
 
     /// The first trading date: `config.start`, or the following Monday when it is a weekend day.
@@ -219,7 +255,7 @@ public struct MarketGenerator: Sendable {
         return config.symbols.map { bySymbol[$0]! }
     }
 
-    /// Writes `SYMBOL.csv` for each requested symbol into `directory` (created if missing), each file atomically;
+    /// Writes `SYMBOL.csv` for each requested symbol into `directory` (created if missing), all files or none (one `OutputTransaction`);
     /// pairs are generated one at a time so memory stays bounded. Returns the paths written, in symbol order.
     ///
     /// Columns `timestamp,open,high,low,close,volume`; prices with `config.priceDecimals` decimals; timestamps
@@ -233,14 +269,18 @@ public struct MarketGenerator: Sendable {
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         let options = OHLCVWriter.Options(priceDecimals: config.priceDecimals, datesWhenMidnight: config.frequency == .daily)
         var written: [String: String] = [:]
+        // All files or none: each is staged to a temporary file, then all are renamed (OutputTransaction).
+        let outputs = OutputTransaction()
         for index in requestedPairIndices {
             let generated = generatePair(index)
             for series in [generated.bull, generated.bear] where config.symbols.contains(series.symbol) {
                 let path = base + series.symbol + ".csv"
-                try OHLCVWriter.write(series, to: path, options: options)
+                try outputs.stage(path) { OHLCVWriter.encode(series, options: options, into: &$0) }
                 written[series.symbol] = path
             }
         }
+        OutputTransaction.reachedStagedPoint()
+        try outputs.commit()
         return config.symbols.map { written[$0]! }
     }
 

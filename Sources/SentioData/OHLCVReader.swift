@@ -26,12 +26,18 @@ public struct SkippedRow: Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     public var error: CSVError
     public var description: String { error.description }
+    /// The description without its `FILE:LINE: ` prefix.
+    public var reason: String {
+        let text = error.description
+        guard let colon = text.range(of: ":\(line): ") else { return text }
+        return String(text[colon.upperBound...])
+    }
 }
 
 /// The result of reading one file: the series and, in lenient mode, every skipped row.
 public struct ReadResult: Sendable, Equatable {
     public var series: OHLCVSeries
-    /// All rows skipped in lenient mode, in file order (always empty in strict mode).
+    /// All rows skipped in lenient mode, in line order, each with its reason (always empty in strict mode).
     public var skipped: [SkippedRow]
     public var skippedCount: Int { skipped.count }
 }
@@ -41,16 +47,20 @@ public struct ReadResult: Sendable, Equatable {
 /// Format:
 /// - Columns matched by name, case-insensitively, in any order: `timestamp` (or `date`, `datetime`, `time`, or an
 ///   empty first header cell as pandas writes for its index), `open`, `high`, `low`, `close`, `volume`. Other
-///   columns are ignored. Cells may be double-quoted and surrounded by spaces; CRLF or LF line ends, an optional
-///   UTF-8 byte-order mark, optional final newline; blank lines are skipped. Quoted cells may not contain
-///   line breaks.
-/// - Timestamps: see ``TimestampParser``. Stored as UTC epoch seconds.
-/// - Numbers: decimal with optional exponent, parsed exactly (see ``DecimalParser``).
+///   columns are ignored. Cells and quoting follow ``CSVTokenizer`` (RFC 4180: after a closing quote only spaces
+///   then `,` or the line end; quoted cells may not contain line breaks); CRLF or LF line ends, an optional
+///   UTF-8 byte-order mark, optional final newline; blank lines are skipped.
+/// - Timestamps: see ``TimestampParser`` (years 0001–9999 only). Stored as UTC epoch seconds.
+/// - Numbers: the grammar of ``DecimalParser`` (decimal, optional sign and exponent), parsed exactly.
 ///
-/// Validation (each error names file, line and field, see ``CSVError``): column count, numbers and dates parse,
-/// finite numbers, prices ≥ 0, `high ≥ low`, `high ≥ max(open, close)`, `low ≤ min(open, close)`, volume ≥ 0,
-/// strictly increasing timestamps, at least one row. Strict mode throws the first error; lenient mode skips bad
-/// rows (a timestamp is compared with the last *accepted* row) and lists them in ``ReadResult/skipped``.
+/// Validation (each error names file, line and field, see ``CSVError``): quoting, column count, numbers and dates
+/// parse, finite numbers, prices > 0, `high ≥ low`, `high ≥ max(open, close)`, `low ≤ min(open, close)`,
+/// volume ≥ 0, strictly increasing timestamps, at least one row. Strict mode throws the first error.
+///
+/// Lenient mode skips every row that fails a per-row check, then keeps the largest set of the remaining rows
+/// whose timestamps strictly increase (a longest increasing subsequence; among several, the one that prefers
+/// earlier lines, see ``LongestIncreasingSubsequence``) and skips the others, so one misplaced row never costs
+/// more than itself. Every skipped row is listed in ``ReadResult/skipped`` with its reason, in line order.
 public enum OHLCVReader {
     /// Reads one file and returns its series (lenient-mode skips are dropped; use ``readWithReport(path:options:)``
     /// to see them).
@@ -168,74 +178,9 @@ public enum OHLCVReader {
     /// Canonical names of the required fields, in the order of `FieldIndex`.
     static let requiredNames = ["timestamp", "open", "high", "low", "close", "volume"]
 
-    @inline(__always)
-    static func isSpace(_ c: UInt8) -> Bool { c <= 32 && (c == 32 || c == 9) }
-
-    /// Index of the first `,` in `[start, end)`, or `end`. Scans 8 bytes at a time (SWAR zero-byte test on
-    /// `word XOR 0x2C2C…`: the lowest flagged byte is exactly the first comma on little-endian machines).
-    /// Words may extend past `end` up to `readableEnd` (the end of the buffer), so a short last cell needs
-    /// no byte loop; a comma found at or past `end` counts as none.
-    @inline(__always)
-    static func firstComma(_ b: UnsafePointer<UInt8>, from start: Int, to end: Int, readableEnd: Int) -> Int {
-        var j = start
-        let raw = UnsafeRawPointer(b)
-        while j < end && j + 8 <= readableEnd {
-            let x = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: j, as: UInt64.self)) ^ 0x2C2C_2C2C_2C2C_2C2C
-            let found = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
-            if found != 0 { return min(j + found.trailingZeroBitCount >> 3, end) }
-            j += 8
-        }
-        // Fewer than 8 readable bytes left in the buffer (or none left before `end`).
-        j = min(j, end)
-        while j < end, b[j] != UInt8(ascii: ",") { j += 1 }
-        return j
-    }
-
-    /// Splits one line into cells, trimming spaces and quotes; returns the number of cells found. Bounds for the
-    /// first `starts.count` cells are stored in `starts`/`ends`.
-    @inline(__always)
-    static func splitCells(
-        _ b: UnsafePointer<UInt8>, from lineStart: Int, to lineEnd: Int, readableEnd: Int,
-        starts: UnsafeMutablePointer<Int>, ends: UnsafeMutablePointer<Int>, capacity: Int
-    ) -> Int {
-        var cell = 0
-        var i = lineStart
-        while true {
-            var s = i
-            while s < lineEnd, isSpace(b[s]) { s += 1 }
-            var e: Int
-            var next: Int
-            if s < lineEnd, b[s] == UInt8(ascii: "\"") {
-                var j = s + 1
-                while j < lineEnd {
-                    if b[j] == UInt8(ascii: "\"") {
-                        if j + 1 < lineEnd, b[j + 1] == UInt8(ascii: "\"") { j += 2; continue }
-                        break
-                    }
-                    j += 1
-                }
-                e = j
-                s += 1
-                next = j
-                while next < lineEnd, b[next] != UInt8(ascii: ",") { next += 1 }
-            } else {
-                let j = firstComma(b, from: s, to: lineEnd, readableEnd: readableEnd)
-                next = j
-                e = j
-                while e > s, isSpace(b[e - 1]) { e -= 1 }
-            }
-            if cell < capacity {
-                starts[cell] = s
-                ends[cell] = e
-            }
-            cell += 1
-            if next >= lineEnd { return cell }
-            i = next + 1
-        }
-    }
-
+    /// The bytes `[start, end)` as shown in an error message (see ``EchoedText``).
     static func text(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: b[start..<max(start, end)]), as: UTF8.self)
+        EchoedText.show(bytes: UnsafeBufferPointer(rebasing: b[start..<max(start, end)]))
     }
 
     /// Parses a whole CSV buffer.
@@ -244,53 +189,40 @@ public enum OHLCVReader {
     ) throws(CSVError) -> ReadResult {
         guard let b = buffer.baseAddress, buffer.count > 0 else { throw .emptyFile(file: file) }
         let n = buffer.count
-        var pos = 0
-        if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { pos = 3 }
-
-        /// The next line's [start, end) without its line break; advances `pos`.
-        @inline(__always)
-        func nextLine(_ pos: inout Int) -> (Int, Int) {
-            let start = pos
-            var end: Int
-            if let found = memchr(b + start, 10, n - start) {
-                end = b.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                pos = end + 1
-            } else {
-                end = n
-                pos = n
-            }
-            if end > start, b[end - 1] == 13 { end -= 1 }
-            return (start, end)
-        }
-        @inline(__always)
-        func isBlank(_ start: Int, _ end: Int) -> Bool {
-            var k = start
-            while k < end, isSpace(b[k]) { k += 1 }
-            return k == end
-        }
+        var pos = CSVTokenizer.firstLineStart(buffer)
 
         // Header: the first non-blank line.
         var lineNumber = 0
-        var header: (Int, Int) = (0, 0)
+        var header: (start: Int, end: Int) = (0, 0)
         var foundHeader = false
         while pos < n {
-            header = nextLine(&pos)
+            header = CSVTokenizer.nextLine(b, count: n, position: &pos)
             lineNumber += 1
-            if !isBlank(header.0, header.1) { foundHeader = true; break }
+            if !CSVTokenizer.isBlank(b, from: header.start, to: header.end) { foundHeader = true; break }
         }
         guard foundHeader else { throw .emptyFile(file: file) }
+        let headerLine = lineNumber
 
         var headerStarts = [Int](repeating: 0, count: 4096)
         var headerEnds = [Int](repeating: 0, count: 4096)
-        let columnCount = headerStarts.withUnsafeMutableBufferPointer { s in
-            headerEnds.withUnsafeMutableBufferPointer { e in
-                splitCells(
-                    b, from: header.0, to: header.1, readableEnd: n, starts: s.baseAddress!, ends: e.baseAddress!,
-                    capacity: 4096)
+        let columnCount: Int
+        do throws(CSVSyntaxError) {
+            columnCount = try headerStarts.withUnsafeMutableBufferPointer { (s) throws(CSVSyntaxError) -> Int in
+                try headerEnds.withUnsafeMutableBufferPointer { (e) throws(CSVSyntaxError) -> Int in
+                    try CSVTokenizer.splitLine(
+                        b, from: header.start, to: header.end, readableEnd: n, starts: s.baseAddress!,
+                        ends: e.baseAddress!, capacity: 4096)
+                }
             }
+        } catch {
+            throw .syntax(file: file, line: headerLine, column: error.cell + 1, field: nil, message: error.message)
         }
-        let headerNames = (0..<min(columnCount, 4096)).map { text(buffer, headerStarts[$0], headerEnds[$0]) }
+        let headerNames = (0..<min(columnCount, 4096)).map {
+            CSVTokenizer.unescapedString(b, from: headerStarts[$0], to: headerEnds[$0], lineStart: header.start)
+        }
         let lowered = headerNames.map { $0.lowercased() }
+        // The header cells as messages show them: escaped from the raw bytes (an invalid byte shows as \xNN).
+        let shownNames = (0..<min(columnCount, 4096)).map { text(buffer, headerStarts[$0], headerEnds[$0]) }
 
         // Column of each required field.
         var columnOf = [Int](repeating: -1, count: 6)
@@ -309,19 +241,29 @@ public enum OHLCVReader {
         }
         if columnOf[0] < 0, let first = lowered.first, first.isEmpty || first == "unnamed: 0" { columnOf[0] = 0 }
         for field in 0..<6 where columnOf[field] < 0 {
-            throw .missingColumn(file: file, column: requiredNames[field], header: headerNames)
+            throw .missingColumn(file: file, column: requiredNames[field], header: shownNames)
         }
-        let fieldNames = (0..<6).map { headerNames[columnOf[$0]].isEmpty ? "timestamp" : headerNames[columnOf[$0]] }
+        let fieldNames = (0..<6).map {
+            headerNames[columnOf[$0]].isEmpty ? "timestamp" : shownNames[columnOf[$0]]
+        }
         let timestampColumn = columnOf[0], openColumn = columnOf[1], highColumn = columnOf[2]
         let lowColumn = columnOf[3], closeColumn = columnOf[4], volumeColumn = columnOf[5]
+        func columnName(_ cell: Int) -> String? {
+            cell < shownNames.count && !shownNames[cell].isEmpty ? shownNames[cell] : nil
+        }
 
         var series = OHLCVSeries(symbol: symbol)
         // Rough row estimate from the header length keeps reallocation rare.
-        series.reserveCapacity(max(16, (n - pos) / max(24, (header.1 - header.0))))
+        series.reserveCapacity(max(16, (n - pos) / max(24, (header.end - header.start))))
         var skipped: [SkippedRow] = []
         var lastTimestamp = Int64.min
         var lastLine = 0
+        var lastTimestampCell = (start: 0, end: 0)
         var dateCache = TimestampParser.DateCache()
+        // Lenient mode: every row that passes the per-row checks, in file order, with its line and timestamp cell;
+        // the order of timestamps is settled afterwards (longest increasing subsequence).
+        var candidateLines: [Int] = []
+        var candidateCells: [(start: Int, end: Int)] = []
 
         var starts = [Int](repeating: 0, count: columnCount)
         var ends = [Int](repeating: 0, count: columnCount)
@@ -333,24 +275,22 @@ public enum OHLCVReader {
             try ends.withUnsafeMutableBufferPointer { (endsBuffer) throws(CSVError) in
                 let s = startsBuffer.baseAddress!, e = endsBuffer.baseAddress!
 
-                @inline(__always)
-                func number(_ column: Int, _ field: Int, _ line: Int) throws(CSVError) -> Double {
-                    let start = s[column], count = e[column] - start
-                    if let value = DecimalParser.parse(b + start, count: count, readable: n - start) {
-                        if value.isFinite { return value }
-                        throw .notFinite(file: file, line: line, field: fieldNames[field], value: text(buffer, start, e[column]))
-                    }
-                    throw badNumber(buffer, start, e[column], file: file, line: line, field: fieldNames[field])
-                }
-
                 while pos < n {
-                    let (lineStart, lineEnd) = nextLine(&pos)
+                    let (lineStart, lineEnd) = CSVTokenizer.nextLine(b, count: n, position: &pos)
                     lineNumber += 1
-                    if isBlank(lineStart, lineEnd) { continue }
+                    if CSVTokenizer.isBlank(b, from: lineStart, to: lineEnd) { continue }
                     let line = lineNumber
                     do throws(CSVError) {
-                        let found = splitCells(
-                            b, from: lineStart, to: lineEnd, readableEnd: n, starts: s, ends: e, capacity: columnCount)
+                        let found: Int
+                        do throws(CSVSyntaxError) {
+                            found = try CSVTokenizer.splitLine(
+                                b, from: lineStart, to: lineEnd, readableEnd: n, starts: s, ends: e, capacity: columnCount,
+                                rejectQuotesInUnquotedCells: false)
+                        } catch {
+                            throw .syntax(
+                                file: file, line: line, column: error.cell + 1, field: columnName(error.cell),
+                                message: error.message)
+                        }
                         if found != columnCount {
                             throw .wrongColumnCount(file: file, line: line, expected: columnCount, found: found)
                         }
@@ -364,15 +304,26 @@ public enum OHLCVReader {
                                 file: file, line: line, field: fieldNames[0],
                                 value: text(buffer, s[timestampColumn], e[timestampColumn]), reason: failure.reason)
                         }
-                        let open = try number(openColumn, 1, line)
-                        let high = try number(highColumn, 2, line)
-                        let low = try number(lowColumn, 3, line)
-                        let close = try number(closeColumn, 4, line)
-                        let volume = try number(volumeColumn, 5, line)
-                        if open < 0 { throw .negativePrice(file: file, line: line, field: fieldNames[1], value: open) }
-                        if high < 0 { throw .negativePrice(file: file, line: line, field: fieldNames[2], value: high) }
-                        if low < 0 { throw .negativePrice(file: file, line: line, field: fieldNames[3], value: low) }
-                        if close < 0 { throw .negativePrice(file: file, line: line, field: fieldNames[4], value: close) }
+                        // The hot path is one inlined parse and a finiteness test per cell; errors are built out of line.
+                        guard let open = finiteNumber(b, s[openColumn], e[openColumn], n) else {
+                            throw numberError(buffer, s[openColumn], e[openColumn], file: file, line: line, field: fieldNames[1])
+                        }
+                        guard let high = finiteNumber(b, s[highColumn], e[highColumn], n) else {
+                            throw numberError(buffer, s[highColumn], e[highColumn], file: file, line: line, field: fieldNames[2])
+                        }
+                        guard let low = finiteNumber(b, s[lowColumn], e[lowColumn], n) else {
+                            throw numberError(buffer, s[lowColumn], e[lowColumn], file: file, line: line, field: fieldNames[3])
+                        }
+                        guard let close = finiteNumber(b, s[closeColumn], e[closeColumn], n) else {
+                            throw numberError(buffer, s[closeColumn], e[closeColumn], file: file, line: line, field: fieldNames[4])
+                        }
+                        guard let volume = finiteNumber(b, s[volumeColumn], e[volumeColumn], n) else {
+                            throw numberError(buffer, s[volumeColumn], e[volumeColumn], file: file, line: line, field: fieldNames[5])
+                        }
+                        if !(open > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[1], value: open) }
+                        if !(high > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[2], value: high) }
+                        if !(low > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[3], value: low) }
+                        if !(close > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[4], value: close) }
                         if high < low { throw .highBelowLow(file: file, line: line, high: high, low: low) }
                         let maxOpenClose = max(open, close), minOpenClose = min(open, close)
                         if high < maxOpenClose {
@@ -382,14 +333,21 @@ public enum OHLCVReader {
                             throw .lowAboveOpenClose(file: file, line: line, low: low, minOpenClose: minOpenClose)
                         }
                         if volume < 0 { throw .negativeVolume(file: file, line: line, field: fieldNames[5], value: volume) }
-                        if timestamp <= lastTimestamp {
-                            throw .nonIncreasingTimestamp(
-                                file: file, line: line, field: fieldNames[0],
-                                value: text(buffer, s[timestampColumn], e[timestampColumn]), previousLine: lastLine,
-                                duplicate: timestamp == lastTimestamp)
+                        if lenient {
+                            candidateLines.append(line)
+                            candidateCells.append((s[timestampColumn], e[timestampColumn]))
+                        } else {
+                            if timestamp <= lastTimestamp {
+                                throw .nonIncreasingTimestamp(
+                                    file: file, line: line, field: fieldNames[0],
+                                    value: text(buffer, s[timestampColumn], e[timestampColumn]), previousLine: lastLine,
+                                    previousValue: text(buffer, lastTimestampCell.start, lastTimestampCell.end),
+                                    duplicate: timestamp == lastTimestamp)
+                            }
+                            lastTimestamp = timestamp
+                            lastLine = line
+                            lastTimestampCell = (s[timestampColumn], e[timestampColumn])
                         }
-                        lastTimestamp = timestamp
-                        lastLine = line
                         block.append(timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume)
                         if block.isFull { block.flush(into: &series) }
                     } catch {
@@ -400,6 +358,49 @@ public enum OHLCVReader {
             }
         }
         block.flush(into: &series)
+        if lenient {
+            let kept = LongestIncreasingSubsequence.indices(series.timestamps)
+            if kept.count < series.count {
+                let t = series.timestamps
+                var next = 0  // position in `kept` of the first kept row after the current one
+                for index in 0..<t.count {
+                    if next < kept.count, kept[next] == index { next += 1; continue }
+                    let cell = candidateCells[index]
+                    let value = text(buffer, cell.start, cell.end)
+                    let error: CSVError
+                    // A dropped row clashes with its kept neighbour before or after it (else the kept set would
+                    // not be longest).
+                    if next > 0, t[kept[next - 1]] >= t[index] {
+                        let other = kept[next - 1]
+                        error = .nonIncreasingTimestamp(
+                            file: file, line: candidateLines[index], field: fieldNames[0], value: value,
+                            previousLine: candidateLines[other],
+                            previousValue: text(buffer, candidateCells[other].start, candidateCells[other].end),
+                            duplicate: t[other] == t[index])
+                    } else {
+                        let other = kept[next]
+                        error = .notBeforeLaterRow(
+                            file: file, line: candidateLines[index], field: fieldNames[0], value: value,
+                            laterLine: candidateLines[other],
+                            laterValue: text(buffer, candidateCells[other].start, candidateCells[other].end),
+                            duplicate: t[other] == t[index])
+                    }
+                    skipped.append(SkippedRow(line: candidateLines[index], error: error))
+                }
+                var filtered = OHLCVSeries(symbol: symbol)
+                filtered.reserveCapacity(kept.count)
+                for index in kept {
+                    filtered.timestamps.append(series.timestamps[index])
+                    filtered.open.append(series.open[index])
+                    filtered.high.append(series.high[index])
+                    filtered.low.append(series.low[index])
+                    filtered.close.append(series.close[index])
+                    filtered.volume.append(series.volume[index])
+                }
+                series = filtered
+                skipped.sort { $0.line < $1.line }
+            }
+        }
         if series.isEmpty { throw .noRows(file: file, skipped: skipped.count) }
         return ReadResult(series: series, skipped: skipped)
     }
@@ -447,6 +448,27 @@ public enum OHLCVReader {
             close.deallocate()
             volume.deallocate()
         }
+    }
+
+    /// The finite number in `[start, end)`, or `nil` (not a number of the grammar, or not finite).
+    @inline(__always)
+    static func finiteNumber(_ b: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ n: Int) -> Double? {
+        guard let value = DecimalParser.parse(b + start, count: end - start, readable: n - start), value.isFinite else {
+            return nil
+        }
+        return value
+    }
+
+    /// Why `[start, end)` is not a finite number (called only on the error path).
+    @inline(never)
+    static func numberError(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, file: String, line: Int, field: String
+    ) -> CSVError {
+        let count = end - start
+        if let value = DecimalParser.parse(buffer.baseAddress! + start, count: count), !value.isFinite {
+            return .notFinite(file: file, line: line, field: field, value: text(buffer, start, end))
+        }
+        return badNumber(buffer, start, end, file: file, line: line, field: field)
     }
 
     @inline(never)

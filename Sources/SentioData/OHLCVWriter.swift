@@ -163,37 +163,16 @@ public struct ByteWriter {
     }
 }
 
-/// Writes files atomically: into a temporary file in the destination directory, then `rename(2)` over the target,
-/// so readers never see a half-written file and a failure leaves the old file intact.
+/// Writes single files atomically: an ``OutputTransaction`` of one file (a temporary file
+/// `.NAME.sentio-tmp-PID-RANDOM` in the destination directory, then `rename(2)` over the target), so readers never
+/// see a half-written file and a failure leaves the old file intact. Commands with several outputs use
+/// ``OutputTransaction`` directly so that all of them change together.
 public enum AtomicFile {
     /// Calls `body` with a writer to a temporary file, then renames it to `path`.
     public static func write(path: String, _ body: (inout ByteWriter) throws -> Void) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        guard let file = fopen(temporary, "wb") else {
-            throw WriteError(path: path, reason: String(cString: strerror(errno)))
-        }
-        var writer = ByteWriter(file: file)
-        do {
-            try body(&writer)
-            writer.flush()
-        } catch {
-            fclose(file)
-            unlink(temporary)
-            throw error
-        }
-        let closed = fclose(file) == 0
-        guard closed, !writer.failed else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw WriteError(path: path, reason: reason)
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw WriteError(path: path, reason: reason)
-        }
+        let transaction = OutputTransaction()
+        try transaction.stage(path, body)
+        try transaction.commit()
     }
 
     /// Writes `bytes` to `path` atomically.

@@ -1,1 +1,2 @@
 import SentioCore
+@_exported import SentioCSV

@@ -8,6 +8,10 @@ import SentioCore
 /// - either of the above with a zone: `Z`, `±HH:MM`, `±HHMM` or `±HH` (converted to UTC),
 /// - integer epoch seconds, optionally negative (`1672617600`).
 ///
+/// The written date's year and the UTC instant must both lie in the years 0001–9999
+/// (``CivilDate/supportedEpochSeconds``), also for epoch seconds and after applying a zone offset; anything else is
+/// ``Failure/yearOutOfRange``.
+///
 /// Fractional seconds are accepted only when they are all zeros (`09:30:00.000`, as some exports write them);
 /// a non-zero fraction is rejected because Sentio's bars have whole-second timestamps and silently truncating
 /// could merge distinct bars.
@@ -17,6 +21,7 @@ public enum TimestampParser {
         case malformed
         case outOfRange
         case fractionalSeconds
+        case yearOutOfRange
 
         public var reason: String {
             switch self {
@@ -24,6 +29,7 @@ public enum TimestampParser {
                 return "expected YYYY-MM-DD, YYYY-MM-DD HH:MM[:SS], ISO-8601 with Z or ±HH:MM, or epoch seconds"
             case .outOfRange: return "month, day, hour, minute, second or offset out of range"
             case .fractionalSeconds: return "non-zero fractional seconds are not supported"
+            case .yearOutOfRange: return "outside the years 0001-9999 UTC"
             }
         }
     }
@@ -80,7 +86,9 @@ public enum TimestampParser {
                 value = value * 10 + Int64(d)
                 i += 1
             }
-            return .success(negative ? -value : value)
+            let seconds = negative ? -value : value
+            guard CivilDate.supportedEpochSeconds.contains(seconds) else { return .failure(.yearOutOfRange) }
+            return .success(seconds)
         }
     }
 
@@ -115,6 +123,7 @@ public enum TimestampParser {
                 let year = digits(p, 0, 4), let month = digits(p, 5, 2), let day = digits(p, 8, 2)
             else { return .failure(.malformed) }
             guard let date = CivilDate(year: year, month: month, day: day) else { return .failure(.outOfRange) }
+            guard year >= 1 else { return .failure(.yearOutOfRange) }
             midnight = date.epochSeconds
             cache.key = key
             cache.midnight = midnight
@@ -182,6 +191,8 @@ public enum TimestampParser {
             }
         }
         // Local time = UTC + offset, so UTC = local − offset.
-        return .success(midnight + Int64(hour * 3600 + minute * 60 + second - offsetSeconds))
+        let seconds = midnight + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
+        guard CivilDate.supportedEpochSeconds.contains(seconds) else { return .failure(.yearOutOfRange) }
+        return .success(seconds)
     }
 }

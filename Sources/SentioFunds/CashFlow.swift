@@ -33,16 +33,17 @@ public enum XIRRMethod: String, Sendable, Hashable, Codable {
     case brent
 }
 
-/// The result of `xirr`: a verified root of the XNPV.
+/// The result of `xirr`: a certified root of the XNPV.
 public struct XIRRResult: Sendable, Hashable {
-    /// The annual rate `r` (a decimal fraction, 0.15 = 15 %) with `xnpv(r) = 0`.
+    /// The annual rate `r` (a decimal fraction, 0.15 = 15 %) with `|xnpv(r)| ≤ 1e-9 · Σ|aᵢ|`, checked with
+    /// compensated summation and an error bound before it was returned.
     public var rate: Double
     /// Newton iterations plus Brent iterations spent on the returned root.
     public var iterations: Int
     /// The algorithm that produced `rate`.
     public var method: XIRRMethod
-    /// Other roots of the XNPV found by the scan, ascending; empty when the root is unique or when the
-    /// search was `.newtonFirst`.
+    /// Other roots of the XNPV found by the scan, ascending, each certified as `rate` is; empty when the
+    /// root is unique or when the search was `.newtonFirst`.
     public var otherRoots: [Double]
 
     public init(rate: Double, iterations: Int, method: XIRRMethod, otherRoots: [Double]) {
@@ -68,6 +69,12 @@ public enum XIRRError: UserInputError, Equatable {
     case noRootFound(npvMinimum: Double, npvMaximum: Double, lowestRate: Double, highestRate: Double)
     /// A rate at or below −100 % (where `(1 + r)^(-t)` is undefined), or NaN.
     case rateOutOfDomain(Double)
+    /// The NPV changes sign near `rate` (the candidate nearest the guess), but no rate could be certified:
+    /// at `rate` the XNPV, evaluated with compensated summation and an error bound, is not within
+    /// `1e-9 · Σ|flows|` of zero (`relativeResidual` = |XNPV| / Σ|flows|, ∞ when a discounted flow
+    /// overflows). `relativeDiscountedSize` = Σ|flows discounted at `rate`| / Σ|flows| says why: when it is
+    /// huge, the discounted flows cancel far below double precision's resolution of their size.
+    case rootNotCertified(rate: Double, relativeResidual: Double, relativeDiscountedSize: Double)
 
     public var description: String {
         switch self {
@@ -86,6 +93,16 @@ public enum XIRRError: UserInputError, Equatable {
                 + "\(Self.short(lo)) and \(Self.short(hi)) without changing sign"
         case .rateOutOfDomain(let r):
             return "rate \(r) is out of the domain: it must be greater than -1 (-100%)"
+        case .rootNotCertified(let r, let residual, let size):
+            var text = "no rate can be certified: the NPV changes sign near \(r), but there |XNPV| is "
+            text += residual.isFinite
+                ? "\(Self.short(residual)) of the total |flows|, above the 1e-9 a reported rate must meet"
+                : "not finite (a discounted flow overflows)"
+            if size.isFinite && size > 1e3 {
+                text += "; discounted at that rate the flows add up to \(Self.short(size)) times their undiscounted "
+                    + "total and cancel below double precision (flows far apart in time at a rate far from 0%)"
+            }
+            return text
         }
     }
 

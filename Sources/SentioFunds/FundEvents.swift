@@ -1,5 +1,6 @@
 import Foundation
 import SentioCore
+import SentioCSV
 
 /// The kind of a fund event; the amount is always positive and the type gives its direction.
 public enum FundEventType: String, Sendable, Hashable, CaseIterable, Codable {
@@ -63,9 +64,9 @@ public struct FundEventFile: Sendable {
     /// order, names case-insensitive).
     ///
     /// Rejected, with file, line and field: a bad or missing date; an unknown type; an amount that is not a
-    /// plain decimal number or is negative; a bad due date or status; a status or due date on a non-call;
-    /// a fund without a commitment; an event dated before its fund's first commitment; a NAV with no call
-    /// on or before its date.
+    /// number of the one grammar (`DecimalParser`), cannot be held exactly, or is negative; a bad due date or
+    /// status; a status or due date on a non-call; a fund without a commitment; an event dated before its fund's
+    /// first commitment; a call whose due date is before its call date; a NAV with no call on or before its date.
     /// - Parameter file: the name used in messages.
     public init(text: String, file: String) throws(FundInputError) {
         self.file = file
@@ -91,36 +92,28 @@ public struct FundEventFile: Sendable {
             }
             let fundID = cell("fund_id")
             guard !fundID.isEmpty else { throw fail("fund_id", "empty fund id") }
-            let dateText = cell("date")
-            guard let date = CivilDate(iso: dateText) else {
-                throw fail("date", "'\(dateText)' is not a date (expected YYYY-MM-DD)")
-            }
+            let date = try FundCells.date(cell("date"), file: file, line: record.line, field: "date")
             let typeText = cell("type")
             guard let type = FundEventType(rawValue: typeText.lowercased()) else {
-                throw fail("type", "unknown event type '\(typeText)' (expected commitment, call, distribution or nav)")
+                throw fail("type", "unknown event type \(EchoedText.quoted(typeText)) (expected commitment, call, distribution or nav)")
             }
             let amountText = cell("amount")
-            guard let amount = MoneyAmount(text: amountText) else {
-                throw fail("amount", "'\(amountText)' is not a decimal amount (expected digits with an optional '.' fraction)")
-            }
+            let amount = try FundCells.amount(amountText, file: file, line: record.line, field: "amount")
             guard amount.decimal >= 0 else {
-                throw fail("amount", "negative amount \(amountText): amounts are positive, the type gives the direction")
+                throw fail("amount", "negative amount \(EchoedText.show(amountText)): amounts are positive, the type gives the direction")
             }
             var dueDate: CivilDate? = nil
             let dueText = cell("due_date")
             if !dueText.isEmpty {
                 guard type == .call else { throw fail("due_date", "a due date is only allowed on calls, not on a \(type.rawValue)") }
-                guard let d = CivilDate(iso: dueText) else {
-                    throw fail("due_date", "'\(dueText)' is not a date (expected YYYY-MM-DD)")
-                }
-                dueDate = d
+                dueDate = try FundCells.date(dueText, file: file, line: record.line, field: "due_date")
             }
             var status: CapitalCallStatus? = nil
             let statusText = cell("status")
             if !statusText.isEmpty {
                 guard type == .call else { throw fail("status", "a status is only allowed on calls, not on a \(type.rawValue)") }
                 guard let s = CapitalCallStatus(rawValue: statusText.uppercased()) else {
-                    throw fail("status", "unknown status '\(statusText)' (expected PENDING, PAID, LATE or OVERDUE)")
+                    throw fail("status", "unknown status \(EchoedText.quoted(statusText)) (expected PENDING, PAID, LATE or OVERDUE)")
                 }
                 status = s
             }
@@ -137,6 +130,8 @@ public struct FundEventFile: Sendable {
 
     /// The per-fund rules shared by every way of building the file (see `init(text:file:)`); returns each fund's
     /// events sorted by date (stable). Events with `line` 0 (not from a file) are reported without a line.
+    /// Rules: every fund has a commitment and nothing before its first one; a call's due date is not before
+    /// its call date; a NAV needs a call on or before its date.
     static func checkedAndSorted(
         fundIDs: [String], eventsByFund: [String: [FundEvent]], file: String
     ) throws(FundInputError) -> [String: [FundEvent]] {
@@ -151,6 +146,12 @@ public struct FundEventFile: Sendable {
             for e in events where e.date < start {
                 throw FundInputError(file: file, line: line(e), field: "date",
                     message: "\(e.date) is before fund '\(id)''s first event, its commitment on \(start)")
+            }
+            for e in events where e.type == .call {
+                if let due = e.dueDate, due < e.date {
+                    throw FundInputError(file: file, line: line(e), field: "due_date",
+                        message: "due date \(due) is before the call date \(e.date): a call cannot fall due before it is made")
+                }
             }
             let sorted = events.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
             let firstCall = sorted.first { $0.type == .call }?.date
@@ -227,7 +228,7 @@ public struct FundMetadataFile: Sendable {
                 var vintage: Int? = nil
                 if let v = cell("vintage") {
                     guard let year = Int(v), (1900...2200).contains(year) else {
-                        throw FundInputError(file: file, line: record.line, field: "vintage", message: "'\(v)' is not a year")
+                        throw FundInputError(file: file, line: record.line, field: "vintage", message: "\(EchoedText.quoted(v)) is not a year")
                     }
                     vintage = year
                 }
@@ -282,7 +283,8 @@ public struct IndexSeries: Sendable {
         self.lines = Array(2..<(2 + dates.count))
     }
 
-    /// Parses `date,close` (header required; other columns rejected).
+    /// Parses `date,close` (header required; other columns rejected). Levels follow the one number grammar
+    /// (`DecimalParser`: no hexadecimal, no `inf`/`nan`) and must be finite and > 0.
     public init(text: String, file: String) throws(FundInputError) {
         self.file = file
         let records = try SmallCSV.parse(text, file: file)
@@ -299,12 +301,8 @@ public struct IndexSeries: Sendable {
                     message: "\(record.cells.count) cells but the header has \(header.cells.count) columns")
             }
             let dateText = record.cells[columns["date"]!], closeText = record.cells[columns["close"]!]
-            guard let d = CivilDate(iso: dateText) else {
-                throw FundInputError(file: file, line: record.line, field: "date", message: "'\(dateText)' is not a date (expected YYYY-MM-DD)")
-            }
-            guard let level = Double(closeText), level.isFinite, level > 0 else {
-                throw FundInputError(file: file, line: record.line, field: "close", message: "'\(closeText)' is not a positive number")
-            }
+            let d = try FundCells.date(dateText, file: file, line: record.line, field: "date")
+            let level = try FundCells.positive(closeText, file: file, line: record.line, field: "close")
             if let last = dates.last, d <= last {
                 throw FundInputError(file: file, line: record.line, field: "date", message: "\(d) does not come after \(last): dates must increase")
             }
@@ -326,8 +324,9 @@ public struct IndexSeries: Sendable {
     }
 }
 
-/// Reads signed dated flows from `date,amount` CSV text (header required). Amounts are parsed exactly
-/// (`MoneyAmount`); the error names the file, line and field.
+/// Reads signed dated flows from `date,amount` CSV text (header required). Amounts follow the one number grammar
+/// (`DecimalParser`) and are parsed exactly (`MoneyAmount`); dates are `YYYY-MM-DD` in the years 0001–9999; cells
+/// follow `CSVTokenizer`. The error names the file, line and field.
 public func readCashFlows(text: String, file: String) throws(FundInputError) -> [CashFlow] {
     let records = try SmallCSV.parse(text, file: file)
     guard let header = records.first else {
@@ -341,13 +340,8 @@ public func readCashFlows(text: String, file: String) throws(FundInputError) -> 
                 message: "\(record.cells.count) cells but the header has \(header.cells.count) columns")
         }
         let dateText = record.cells[columns["date"]!], amountText = record.cells[columns["amount"]!]
-        guard let date = CivilDate(iso: dateText) else {
-            throw FundInputError(file: file, line: record.line, field: "date", message: "'\(dateText)' is not a date (expected YYYY-MM-DD)")
-        }
-        guard let amount = MoneyAmount(text: amountText) else {
-            throw FundInputError(file: file, line: record.line, field: "amount",
-                message: "'\(amountText)' is not a decimal amount (expected an optional sign, digits and an optional '.' fraction)")
-        }
+        let date = try FundCells.date(dateText, file: file, line: record.line, field: "date")
+        let amount = try FundCells.amount(amountText, file: file, line: record.line, field: "amount")
         flows.append(CashFlow(date: date, amount: amount.double))
     }
     return flows

@@ -1,4 +1,5 @@
 import SentioCore
+import SentioCSV
 
 /// Bad fund, metadata or index input: names the file, the line (1-based, the header is line 1) and the field.
 public struct FundInputError: UserInputError, Equatable {
@@ -23,74 +24,24 @@ public struct FundInputError: UserInputError, Equatable {
     }
 }
 
-/// A minimal RFC 4180 reader for the small fund files: comma-separated, optional double quotes with `""`
-/// escapes, LF or CRLF line ends, a UTF-8 byte-order mark ignored, blank lines skipped, unquoted cells
-/// trimmed of spaces. Records carry their 1-based line number for error messages.
+/// The small fund files (events, metadata, index levels, cash flows) as records of cells, tokenized by the one
+/// Sentio CSV tokenizer (`CSVTokenizer`, the same rules as the OHLCV reader: RFC 4180 quoting, text after a
+/// closing quote is an error, quoted cells do not span lines, LF or CRLF, BOM ignored, blank lines skipped,
+/// unquoted cells trimmed of spaces). Records carry their 1-based line number for error messages; cells are
+/// parsed by the shared rules of ``FundCells``.
 enum SmallCSV {
-    struct Record {
-        var line: Int
-        var cells: [String]
-    }
+    typealias Record = CSVRecords.Record
 
     static func parse(_ text: String, file: String) throws(FundInputError) -> [Record] {
-        var records: [Record] = []
-        var cells: [String] = []
-        var cell = ""
-        var inQuotes = false
-        var wasQuoted = false
-        var line = 1
-        var recordLine = 1
-        var chars = Array(text.unicodeScalars)
-        if chars.first == "\u{FEFF}" { chars.removeFirst() }
-        func endCell() {
-            cells.append(wasQuoted ? cell : cell.trimmed(of: " \t"))
-            cell = ""
-            wasQuoted = false
-        }
-        func endRecord() {
-            endCell()
-            if !(cells.count == 1 && cells[0].isEmpty) { records.append(Record(line: recordLine, cells: cells)) }
-            cells = []
-        }
-        var i = 0
-        while i < chars.count {
-            let c = chars[i]
-            if inQuotes {
-                if c == "\"" {
-                    if i + 1 < chars.count && chars[i + 1] == "\"" {
-                        cell.unicodeScalars.append("\"")
-                        i += 1
-                    } else {
-                        inQuotes = false
-                    }
-                } else {
-                    if c == "\n" { line += 1 }
-                    cell.unicodeScalars.append(c)
-                }
-            } else if c == "\"" {
-                guard cell.trimmed(of: " \t").isEmpty else {
-                    throw FundInputError(file: file, line: line, field: nil, message: "a double quote inside an unquoted cell")
-                }
-                cell = ""
-                inQuotes = true
-                wasQuoted = true
-            } else if c == "," {
-                endCell()
-            } else if c == "\n" || c == "\r" {
-                if c == "\r" && i + 1 < chars.count && chars[i + 1] == "\n" { i += 1 }
-                endRecord()
-                line += 1
-                recordLine = line
-            } else {
-                cell.unicodeScalars.append(c)
+        do throws(CSVRecords.Failure) {
+            return try CSVRecords(text: text).records
+        } catch {
+            if let field = error.field {
+                throw FundInputError(file: file, line: error.line, field: EchoedText.show(field), message: error.error.message)
             }
-            i += 1
+            throw FundInputError(file: file, line: error.line, field: nil,
+                message: "column \(error.error.cell + 1): \(error.error.message)")
         }
-        if inQuotes {
-            throw FundInputError(file: file, line: recordLine, field: nil, message: "unterminated quoted cell")
-        }
-        if !cell.isEmpty || !cells.isEmpty { endRecord() }
-        return records
     }
 
     /// Maps the header row to column indices, checking required columns and rejecting unknown ones.
@@ -101,11 +52,11 @@ enum SmallCSV {
         for (k, raw) in header.cells.enumerated() {
             let name = raw.lowercased()
             guard required.contains(name) || optional.contains(name) else {
-                throw FundInputError(file: file, line: header.line, field: raw,
+                throw FundInputError(file: file, line: header.line, field: EchoedText.show(raw),
                     message: "unknown column (expected \((required + optional).joined(separator: ", ")))")
             }
             guard map[name] == nil else {
-                throw FundInputError(file: file, line: header.line, field: raw, message: "duplicate column")
+                throw FundInputError(file: file, line: header.line, field: EchoedText.show(raw), message: "duplicate column")
             }
             map[name] = k
         }
@@ -124,5 +75,48 @@ extension String {
         while let first = view.unicodeScalars.first, scalars.contains(first) { view = view.dropFirst() }
         while let last = view.unicodeScalars.last, scalars.contains(last) { view = view.dropLast() }
         return String(view)
+    }
+}
+
+/// How the fund readers read dates and numbers from cells: one rule each, shared by the events, index and
+/// cash-flow readers, with errors naming the file, line and field and echoing the cell through `EchoedText`.
+enum FundCells {
+    /// `YYYY-MM-DD` with a year from 0001 to 9999 (``CivilDate/init(iso:)``).
+    static func date(_ text: String, file: String, line: Int, field: String) throws(FundInputError) -> CivilDate {
+        guard let date = CivilDate(iso: text) else {
+            let yearZero = text.hasPrefix("0000-") && CivilDate(iso: "0001" + text.dropFirst(4)) != nil
+            throw FundInputError(file: file, line: line, field: field,
+                message: "\(EchoedText.quoted(text)) is not a date (expected YYYY-MM-DD\(yearZero ? " with a year from 0001 to 9999" : ""))")
+        }
+        return date
+    }
+
+    /// A number of the one grammar (`DecimalParser`) held exactly (``MoneyAmount/init(text:)``).
+    static func amount(_ text: String, file: String, line: Int, field: String) throws(FundInputError) -> MoneyAmount {
+        if let amount = MoneyAmount(text: text) { return amount }
+        throw FundInputError(file: file, line: line, field: field, message: numberProblem(text, exact: true, noun: "decimal amount"))
+    }
+
+    /// A number of the one grammar (`DecimalParser`) that is finite and > 0.
+    static func positive(_ text: String, file: String, line: Int, field: String) throws(FundInputError) -> Double {
+        guard let value = DecimalParser.parse(text), value.isFinite else {
+            throw FundInputError(file: file, line: line, field: field, message: numberProblem(text, exact: false, noun: "number"))
+        }
+        guard value > 0 else {
+            throw FundInputError(file: file, line: line, field: field, message: "\(EchoedText.quoted(text)) is not a positive number")
+        }
+        return value
+    }
+
+    /// Why `text` is not an acceptable number, in words.
+    static func numberProblem(_ text: String, exact: Bool, noun: String) -> String {
+        let shown = EchoedText.quoted(text)
+        guard let value = DecimalParser.parse(text) else {
+            if DecimalParser.spellsNonFinite(text) { return "\(shown) is not a finite number" }
+            return "\(shown) is not a \(noun) (expected an optional sign, digits, an optional '.' fraction and an optional exponent, as in -1250.50 or 1.5e6)"
+        }
+        if !value.isFinite { return "\(shown) is not a finite number (too large)" }
+        precondition(exact, "a finite number of the grammar is always acceptable without exactness")
+        return "\(shown) cannot be kept exactly (at most 30 significant digits and a power of ten within ±100)"
     }
 }

@@ -29,7 +29,10 @@ public struct CapitalCall: Sendable, Hashable {
 /// - DPI = distributions / paidIn, RVPI = NAV / paidIn, TVPI = (distributions + NAV) / paidIn,
 ///   PIC = paidIn / commitment (ILPA / CFA Institute GIPS definitions); `nil` when the denominator is 0.
 /// - IRR = XIRR of paid calls (negative, at their call dates), distributions (positive) and the latest
-///   NAV as a final positive flow at its report date.
+///   NAV as a final positive flow at its report date. A NAV of 0 is no term of the XNPV, so `xirr` drops it
+///   and it changes nothing in the IRR (a 0 NAV dated 2080 used to turn a rate-less fund into −100 %); it
+///   still is the latest report (`nav` 0, `lastReportDate` its date) and still dates the PME valuation.
+///   Without a certified rate, `irr` is `nil` and `irrError` says why.
 public struct FundMetrics: Sendable {
     public var id: String
     public var asOf: CivilDate
@@ -135,6 +138,78 @@ public struct FundMetrics: Sendable {
         return SentioFunds.publicMarketEquivalent(flows: cashFlows, nav: navFlow?.flow, dayCount: dayCount) {
             index.level(onOrBefore: $0)!
         }
+    }
+
+    /// TVPI, DPI and (with an index) the Kaplan–Schoar PME as of each NAV report date, in one pass.
+    ///
+    /// Element `k` is what `FundMetrics(id:events:asOf: navHistory[k].date)` and its
+    /// ``publicMarketEquivalent(index:eventsFile:dayCount:)`` give — the multiples of every event on or
+    /// before that date — without recomputing the fund (and its IRR and PME rates) per date: the events are
+    /// sorted once and the sums carried forward, O(n log n) for n events (index levels by binary search).
+    /// TVPI and DPI use the same exact decimal sums, so they are equal to the bit. KS-PME is computed as
+    /// `(Σ_D aₖ/Iₖ + NAV/I_d) / Σ_C |aₖ|/Iₖ`, which is the definition's `(FV(D) + NAV_T)/FV(C)` with the
+    /// common factor `I_T` (T = d, the NAV's date) cancelled: equal to rounding (a few ulps).
+    /// A value is `nil` where the metrics' is (no paid-in capital; no paid call for KS-PME; a flow or the
+    /// NAV dated before the index's first date).
+    /// - Parameters:
+    ///   - events: the fund's events, any order; those after `asOf` are ignored.
+    ///   - asOf: the as-of date (default the last event's date), as in `init(id:events:asOf:dayCount:)`.
+    ///   - index: the public index for KS-PME, or `nil`.
+    /// - Returns: one entry per NAV point of `navHistory`, in its order.
+    public static func multiplesAtNAVDates(
+        events: [FundEvent], asOf: CivilDate? = nil, index: IndexSeries? = nil
+    ) -> [(date: CivilDate, tvpi: Double?, dpi: Double?, ksPME: Double?)] {
+        let sorted = events.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)
+        let asOf = asOf ?? sorted.last?.date ?? CivilDate(daysSinceEpoch: 0)
+        var paidIn = Decimal(0), distributions = Decimal(0), nav = Decimal(0), navAmount = 0.0
+        // Σ |calls| / I and Σ distributions / I at the flows' dates; `indexMissing` once a flow predates the index.
+        var calledOverIndex = 0.0, distributedOverIndex = 0.0, indexMissing = false
+        var out: [(date: CivilDate, tvpi: Double?, dpi: Double?, ksPME: Double?)] = []
+        var i = 0
+        while i < sorted.count && sorted[i].date <= asOf {
+            let day = sorted[i].date
+            var navsToday = 0
+            while i < sorted.count && sorted[i].date == day {
+                let e = sorted[i]
+                i += 1
+                switch e.type {
+                case .commitment: break
+                case .call:
+                    guard !(e.status ?? .paid).isActive else { break }
+                    paidIn += e.amount.decimal
+                    if let index {
+                        if let level = index.level(onOrBefore: day) {
+                            calledOverIndex += e.amount.double / level
+                        } else {
+                            indexMissing = true
+                        }
+                    }
+                case .distribution:
+                    distributions += e.amount.decimal
+                    if let index {
+                        if let level = index.level(onOrBefore: day) {
+                            distributedOverIndex += e.amount.double / level
+                        } else {
+                            indexMissing = true
+                        }
+                    }
+                case .nav:
+                    nav = e.amount.decimal
+                    navAmount = e.amount.double
+                    navsToday += 1
+                }
+            }
+            guard navsToday > 0 else { continue }
+            let paid = paidIn.doubleValue
+            let tvpi = paid > 0 ? (distributions + nav).doubleValue / paid : nil
+            let dpi = paid > 0 ? distributions.doubleValue / paid : nil
+            var ks: Double? = nil
+            if let index, !indexMissing, let level = index.level(onOrBefore: day), calledOverIndex > 0 {
+                ks = (distributedOverIndex + navAmount / level) / calledOverIndex
+            }
+            for _ in 0..<navsToday { out.append((day, tvpi, dpi, ks)) }
+        }
+        return out
     }
 
     private static func ordinal(_ n: Int) -> String {

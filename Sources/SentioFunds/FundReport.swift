@@ -33,12 +33,22 @@ public struct FundReport: Sendable {
     public var indexFile: String?
 
     /// Builds the report. Events after `asOf` are ignored.
-    /// - Throws: `FundInputError` for a fund missing from `metadata`, or a flow dated before the index.
+    ///
+    /// An `asOf` before the file's first event is an error, not a report of zeros (no fund would have any
+    /// event to report). A fund whose own first event comes after `asOf` (while others have started) is
+    /// reported with zero amounts and no IRR, which is what it held then.
+    /// - Throws: `FundInputError` for a fund missing from `metadata`, a flow dated before the index, or an
+    ///   `asOf` before the first event (naming that event's line).
     public init(
         events: FundEventFile, metadata: FundMetadataFile? = nil, index: IndexSeries? = nil, asOf: CivilDate? = nil,
         dayCount: DayCount = .actual365Fixed
     ) throws(FundInputError) {
         if let metadata { try events.validate(against: metadata) }
+        if let asOf, let first = events.firstEvent, asOf < first.date {
+            throw FundInputError(file: events.file, line: first.line > 0 ? first.line : nil, field: "date",
+                message: "the as-of date \(asOf) is before the first event (fund '\(first.fundID)' on \(first.date)): "
+                    + "nothing had happened yet, every figure would be zero")
+        }
         var entries: [Entry] = []
         for id in events.fundIDs {
             let metrics = FundMetrics(id: id, events: events.eventsByFund[id]!, asOf: asOf, dayCount: dayCount)
@@ -73,7 +83,8 @@ public struct FundReport: Sendable {
                 ("dayCount", .string(dayCount.rawValue)),
                 ("dayCountName", .string(dayCount.displayName)),
                 ("rates", .string("decimal fractions (0.15 = 15%); multiples as ratios")),
-                ("irrRootRule", .string("unique root when flows change sign once; otherwise the root nearest the guess 0.1")),
+                ("irrRootRule", .string("unique root when flows change sign once; otherwise the root nearest the guess 0.1; "
+                    + "every rate leaves |XNPV| <= 1e-9 of the sum of |flows| (else null with a note); zero flows are ignored")),
                 ("paidIn", .string("calls with status PAID or no status; PENDING, LATE and OVERDUE calls are unpaid")),
                 ("index", indexFile.map { .string($0) } ?? .null),
             ])),
@@ -225,6 +236,13 @@ public struct FundReport: Sendable {
                 return rightAligned.contains(k) ? pad + c : c + pad
             }.joined(separator: "  ").trimmed(of: " ")
         }
+    }
+}
+
+extension FundEventFile {
+    /// The earliest event over all funds (the first in file order among those on the earliest date).
+    public var firstEvent: FundEvent? {
+        fundIDs.compactMap { eventsByFund[$0]?.first }.min { ($0.date, $0.line) < ($1.date, $1.line) }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SentioCSV
 
 /// An amount parsed exactly from decimal text: the `Decimal` for sums of money, the correctly rounded
 /// `Double` for the solver.
@@ -6,24 +7,18 @@ public struct MoneyAmount: Sendable, Hashable {
     public var decimal: Decimal
     public var double: Double
 
-    /// Parses `[+-]digits[.digits]` (no exponent, no thousands separator, at most 30 significant digits,
-    /// within `Decimal`'s exact range); `nil` otherwise.
+    /// Parses a number of the one Sentio number grammar (see `DecimalParser`: optional sign, digits with an
+    /// optional `.`, optional exponent) whose value `Decimal` holds exactly: at most 30 significant digits and a
+    /// power of ten within ±100 after dropping trailing zeros (`1.5e3`, `-0.25`, `1000`); `nil` otherwise. The
+    /// `Double` is `DecimalParser`'s, the same every reader gets for the same text.
     public init?(text: String) {
-        let u = Array(text.utf8)
-        var i = 0
-        if i < u.count && (u[i] == UInt8(ascii: "+") || u[i] == UInt8(ascii: "-")) { i += 1 }
-        var integerDigits = 0, fractionDigits = 0
-        while i < u.count && u[i] >= 48 && u[i] <= 57 { integerDigits += 1; i += 1 }
-        if i < u.count && u[i] == UInt8(ascii: ".") {
-            i += 1
-            while i < u.count && u[i] >= 48 && u[i] <= 57 { fractionDigits += 1; i += 1 }
-            guard fractionDigits > 0 else { return nil }
-        }
-        guard i == u.count, integerDigits > 0, integerDigits + fractionDigits <= 30,
-            let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
-            let double = Double(text), double.isFinite
+        guard let double = DecimalParser.parse(text), double.isFinite,
+            let numeral = DecimalParser.numeral(text), numeral.digits.utf8.count <= 30,
+            (-100...100).contains(numeral.exponent)
         else { return nil }
-        self.decimal = decimal
+        let significand = numeral.digits.isEmpty ? Decimal(0) : Decimal(string: numeral.digits, locale: Locale(identifier: "en_US_POSIX"))
+        guard let significand else { return nil }
+        self.decimal = Decimal(sign: numeral.negative && !numeral.digits.isEmpty ? .minus : .plus, exponent: numeral.exponent, significand: significand)
         self.double = double
     }
 

@@ -54,10 +54,20 @@ public func publicMarketEquivalent(
     let finalLevel = indexLevel(valuationDate)
     var futureValues: [CashFlow] = []
     var fvContributions = 0.0, fvDistributions = 0.0
+    // The same sums in index units (Σ|aₖ|/Iₖ): KS-PME needs no I_T, and computed this way it equals, to the
+    // bit, the running value of `FundMetrics.multiplesAtNAVDates` (same terms, same order).
+    var contributionsOverIndex = 0.0, distributionsOverIndex = 0.0
     for f in flows {
-        let fv = f.amount * finalLevel / indexLevel(f.date)
+        let level = indexLevel(f.date)
+        let fv = f.amount * finalLevel / level
         futureValues.append(CashFlow(date: f.date, amount: fv))
-        if fv < 0 { fvContributions -= fv } else { fvDistributions += fv }
+        if fv < 0 {
+            fvContributions -= fv
+            contributionsOverIndex += -f.amount / level
+        } else {
+            fvDistributions += fv
+            distributionsOverIndex += f.amount / level
+        }
     }
     let navAtValuation = nav.map { $0.amount * finalLevel / indexLevel($0.date) } ?? 0
     var notes: [String] = []
@@ -76,7 +86,8 @@ public func publicMarketEquivalent(
     }
     let ks: Double?
     if fvContributions > 0 {
-        ks = (fvDistributions + navAtValuation) / fvContributions
+        // (FV(D) + NAV_T) / FV(C) with the common factor I_T cancelled.
+        ks = (distributionsOverIndex + (nav.map { $0.amount / indexLevel($0.date) } ?? 0)) / contributionsOverIndex
     } else {
         ks = nil
         notes.append("ksPme: no capital calls")

@@ -4,25 +4,50 @@ import SentioCore
 /// Net present value of dated flows at an annual rate.
 ///
 /// `XNPV(r) = Σᵢ aᵢ (1 + r)^(−tᵢ)`, `tᵢ = dayCount.yearFraction(from: t₀, to: dᵢ)`, where `t₀` is the
-/// earliest date (so input order does not matter). With `.actual365Fixed` this is Excel's `XNPV`
-/// (Microsoft, "XNPV function") and pyxirr's `xnpv`.
+/// earliest date of a non-zero amount (so input order does not matter). With `.actual365Fixed` this is
+/// Excel's `XNPV` (Microsoft, "XNPV function") and pyxirr's `xnpv` whenever the earliest flow is not zero.
+/// Zero amounts are ignored wherever they are dated: they add nothing and do not move `t₀` (so a zero row
+/// dated centuries away cannot change the value); with every amount zero the XNPV is 0.
+/// The terms are added with compensated (Neumaier) summation, so cancellation between large flows costs
+/// no more than the rounding of the individual terms.
 /// - Parameters:
 ///   - rate: annual rate as a decimal fraction, greater than −1.
 ///   - flows: dated amounts, negative = paid out.
 ///   - dayCount: the year-fraction convention (default Actual/365 Fixed).
-/// - Returns: the NPV at `t₀`.
+/// - Returns: the NPV at `t₀` (±∞ when a discount factor overflows).
 /// - Throws: `XIRRError.noFlows`, `.nonFiniteAmount`, `.rateOutOfDomain`.
 public func xnpv(rate: Double, flows: [CashFlow], dayCount: DayCount = .actual365Fixed) throws(XIRRError) -> Double {
     guard !flows.isEmpty else { throw .noFlows }
     guard rate > -1, rate.isFinite else { throw .rateOutOfDomain(rate) }
     for (i, f) in flows.enumerated() where !f.amount.isFinite { throw .nonFiniteAmount(index: i, amount: f.amount) }
-    let t0 = flows.map(\.date).min()!
-    var sum = 0.0
+    guard let t0 = flows.lazy.filter({ $0.amount != 0 }).map(\.date).min() else { return 0 }
+    var sum = CompensatedSum()
     let logGrowth = log1p(rate)
-    for f in flows {
-        sum += f.amount * exp(-dayCount.yearFraction(from: t0, to: f.date) * logGrowth)
+    for f in flows where f.amount != 0 {
+        sum.add(f.amount * exp(-dayCount.yearFraction(from: t0, to: f.date) * logGrowth))
     }
-    return sum
+    return sum.value
+}
+
+/// Compensated summation in Neumaier's form ("Rundungsfehleranalyse einiger Verfahren zur Summation
+/// endlicher Summen", *ZAMM* 54, 1974), with Knuth's branch-free TwoSum for the rounding error of each
+/// addition: the error of the total is about one rounding of the result plus `O(n·ε²)·Σ|terms|`, instead
+/// of `O(n·ε)·Σ|terms|` for a plain loop.
+struct CompensatedSum {
+    private var sum = 0.0
+    private var compensation = 0.0
+
+    @inline(__always)
+    mutating func add(_ term: Double) {
+        // Knuth's branch-free TwoSum: `t + e` is exactly `sum + term`.
+        let t = sum + term
+        let back = t - sum
+        compensation += (sum - (t - back)) + (term - back)
+        sum = t
+    }
+
+    /// The compensated total (the plain sum once it is no longer finite).
+    var value: Double { sum.isFinite ? sum + compensation : sum }
 }
 
 /// Internal rate of return of dated flows: the annual rate `r` with `XNPV(r) = 0`.
@@ -44,7 +69,17 @@ public func xnpv(rate: Double, flows: [CashFlow], dayCount: DayCount = .actual36
 /// Root rule: with one sign change the root is unique (Descartes' rule of signs for generalized
 /// polynomials in `x = 1/(1+r)`). With several, the root nearest `guess` is returned, as Excel's XIRR
 /// returns the root reached from its guess, and the others are listed in `otherRoots`.
-/// The returned rate is always a verified root; nothing returns NaN.
+///
+/// Certificate: every rate returned — the main one and each of `otherRoots` — is checked once more right
+/// before it is returned, with one `exp` per flow and compensated summation: `|XNPV(r)|` plus a bound on
+/// its evaluation error must be at most `1e-9 · Σ|aᵢ|` (the undiscounted total). A candidate that fails is
+/// not reported; when none passes, the call throws `rootNotCertified` (the NPV changes sign but no double
+/// rate brings it that close to zero, typically rates near −100 % with flows decades apart) or
+/// `noRootFound`. Nothing returns NaN or an unchecked number.
+///
+/// Input rules: zero amounts are dropped before solving, wherever dated (they change neither `t₀` nor the
+/// result, to the bit); the flows are sorted by date and then amount, so the order of the input (same-day
+/// flows included) does not change any bit of the result.
 ///
 /// - Parameters:
 ///   - flows: dated amounts in any order; at least one negative and one positive, on two dates or more.
@@ -53,7 +88,8 @@ public func xnpv(rate: Double, flows: [CashFlow], dayCount: DayCount = .actual36
 ///   - tolerance: convergence on the rate: `|Δr| ≤ tolerance · max(1, |r|)` (default 1e-12).
 ///   - maxIterations: cap on Newton and on each Brent solve (default 100).
 ///   - rootSearch: `.full` (default) or `.newtonFirst` (see `XIRRRootSearch`).
-/// - Throws: `XIRRError` for each malformed input, and `.noRootFound` with the NPV's range over the scan.
+/// - Throws: `XIRRError` for each malformed input, `.noRootFound` with the NPV's range over the scan, and
+///   `.rootNotCertified` when the NPV changes sign but no rate passes the certificate.
 public func xirr(
     flows: [CashFlow], dayCount: DayCount = .actual365Fixed, guess: Double = 0.1, tolerance: Double = 1e-12,
     maxIterations: Int = 100, rootSearch: XIRRRootSearch = .full
@@ -124,6 +160,8 @@ struct XIRRWorkspace {
     var roots: [XIRRKernel.Root] = []
     var count = 0
     var daysPerYear = 0.0
+    /// The power of two the amounts were divided by (see ``load(days:amounts:dayCount:)``).
+    var amountScale = 1.0
 
     init(capacity: Int) {
         grow(to: capacity)
@@ -156,7 +194,8 @@ struct XIRRWorkspace {
                         let series = XIRRKernel.Series(
                             times: UnsafeBufferPointer(rebasing: t[..<n]), amounts: UnsafeBufferPointer(rebasing: a[..<n]),
                             gaps: perYear > 0 ? UnsafeBufferPointer(rebasing: g[..<n]) : UnsafeBufferPointer(rebasing: g[..<0]),
-                            daysPerYear: perYear, factors: UnsafeMutableBufferPointer(rebasing: w[..<n]))
+                            daysPerYear: perYear, factors: UnsafeMutableBufferPointer(rebasing: w[..<n]),
+                            amountScale: amountScale)
                         let signChanges = Self.signChanges(series.amounts)
                         return try XIRRKernel.solve(series, signChanges: signChanges, settings: settings, roots: &roots)
                     }
@@ -165,41 +204,63 @@ struct XIRRWorkspace {
         }
     }
 
-    /// Copies a series into the buffers sorted by date (insertion sort: series are short and usually
-    /// already in order) and converts dates to year fractions from the earliest date.
+    /// Copies the non-zero flows of a series into the buffers, sorted by date and then amount, scaled by a
+    /// power of two, and converts dates to year fractions from the earliest of them.
+    ///
+    /// - Zero amounts are dropped before anything else looks at the series: they are no terms of the XNPV,
+    ///   wherever dated, so they can change neither `t₀` nor the year fractions nor the root search (a zero
+    ///   row dated centuries away used to stretch the time axis until every factor underflowed).
+    /// - Sorting by (day, amount) is a total order on the remaining flows: the buffers, and so every bit of
+    ///   the result, do not depend on the order of the input rows (same-day flows included). Input that is
+    ///   already in that order (the usual case) is copied in one pass; otherwise it is sorted.
+    /// - Amounts are multiplied by `2^−e` (exact), `e` the binary exponent of the largest, so sums of many
+    ///   huge amounts cannot overflow; the roots are unchanged. `amountScale` = `2^e` restores NPVs for
+    ///   messages.
     mutating func load(
         days inputDays: UnsafeBufferPointer<Int>, amounts inputAmounts: UnsafeBufferPointer<Double>,
         dayCount: DayCount
     ) throws(XIRRError) {
-        let n = inputAmounts.count
-        precondition(inputDays.count == n)
-        guard n > 0 else { throw .noFlows }
-        var anyPositive = false, anyNegative = false
-        for i in 0..<n {
+        let inputCount = inputAmounts.count
+        precondition(inputDays.count == inputCount)
+        guard inputCount > 0 else { throw .noFlows }
+        var anyPositive = false, anyNegative = false, nonZero = 0, largest = 0.0
+        for i in 0..<inputCount {
             let a = inputAmounts[i]
             guard a.isFinite else { throw .nonFiniteAmount(index: i, amount: a) }
             if a > 0 { anyPositive = true } else if a < 0 { anyNegative = true }
+            if a != 0 { nonZero += 1 }
+            largest = max(largest, abs(a))
         }
-        guard n > 1 else { throw .singleFlow }
+        guard inputCount > 1 else { throw .singleFlow }
         guard anyPositive || anyNegative else { throw .allAmountsZero }
         guard anyPositive && anyNegative else { throw .allSameSign(positive: anyPositive) }
-        grow(to: n)
-        count = n
+        grow(to: nonZero)
+        count = nonZero
+        let exponent = max(Int(largest.exponent), -1000)
+        amountScale = Double(sign: .plus, exponent: exponent, significand: 1)
+        let normalize = Double(sign: .plus, exponent: -exponent, significand: 1)
+        var inOrder = true
         days.withUnsafeMutableBufferPointer { d in
             amounts.withUnsafeMutableBufferPointer { a in
-                for i in 0..<n {
-                    let day = inputDays[i], amount = inputAmounts[i]
-                    var j = i
-                    while j > 0 && d[j - 1] > day {
-                        d[j] = d[j - 1]
-                        a[j] = a[j - 1]
-                        j -= 1
-                    }
-                    d[j] = day
-                    a[j] = amount
+                var j = 0
+                for i in 0..<inputCount where inputAmounts[i] != 0 {
+                    d[j] = inputDays[i]
+                    a[j] = inputAmounts[i] * normalize
+                    if j > 0 && (d[j - 1], a[j - 1]) > (d[j], a[j]) { inOrder = false }
+                    j += 1
                 }
             }
         }
+        if !inOrder {
+            // Cold path (rows out of date order): one allocation for the pairs.
+            var pairs = (0..<nonZero).map { (days[$0], amounts[$0]) }
+            pairs.sort { $0 < $1 }
+            for (k, p) in pairs.enumerated() {
+                days[k] = p.0
+                amounts[k] = p.1
+            }
+        }
+        let n = nonZero
         let first = days[0]
         guard days[n - 1] != first else { throw .allOnOneDate(CivilDate(daysSinceEpoch: first)) }
         switch dayCount {
@@ -250,6 +311,8 @@ enum XIRRKernel {
         var gaps: UnsafeBufferPointer<Int>
         var daysPerYear: Double
         var factors: UnsafeMutableBufferPointer<Double>
+        /// The amounts are the input's divided by this power of two (for messages only).
+        var amountScale = 1.0
         var count: Int { amounts.count }
     }
 
@@ -364,39 +427,73 @@ enum XIRRKernel {
     /// Newton–Raphson from `guess`, stepping in `L = log(1+r)`. Returns the rate when it converged to a
     /// verified root (then polished by one exact Newton step), the iterations spent, and whether the root is
     /// certified unique (see ``isCertifiedUniqueRoot(_:_:)``; only tested with `certify`).
-    static func newton(_ s: Series, settings: XIRRSettings, certify: Bool) -> (rate: Double?, iterations: Int, unique: Bool) {
+    static func newton(
+        _ s: Series, settings: XIRRSettings, certify: Bool
+    ) -> (rate: Double?, iterations: Int, unique: Bool, certified: Bool) {
         // Newton in L = log(1+r): ΔL = −f / (df/dL). The NPV is a sum of exponentials in L, so steps are
         // better scaled than in r (fewer iterations at high rates), and 1 + r = e^L stays positive.
         var logGrowth = log1p(settings.guess), r = settings.guess
         for iteration in 1...settings.maxIterations {
             let (f, slope, _) = npvAndLogSlope(s, logGrowth: logGrowth, exact: false)
-            guard f.isFinite, slope.isFinite, slope != 0 else { return (nil, iteration, false) }
+            guard f.isFinite, slope.isFinite, slope != 0 else { return (nil, iteration, false, false) }
             let nextLogGrowth = logGrowth - f / slope
             let next = expm1(nextLogGrowth)
-            guard next.isFinite, next > -1 else { return (nil, iteration, false) }
+            guard next.isFinite, next > -1 else { return (nil, iteration, false, false) }
             if abs(next - r) <= settings.tolerance * max(1, abs(next)) {
-                let (polished, unique) = polish(next, s, certify: certify)
-                return (polished, iteration, unique)
+                let (polished, unique, certified) = polish(next, s, certify: certify)
+                return (polished, iteration, unique, certified)
             }
             logGrowth = nextLogGrowth
             r = next
         }
-        return (nil, settings.maxIterations, false)
+        return (nil, settings.maxIterations, false, false)
     }
 
     /// Verifies a converged Newton iterate with exact factors and takes one last exact Newton step when it
     /// is a small correction; `nil` when the point is not a root. With `certify`, also tells whether the
     /// root is certified unique, from the exact factors already computed at `r` (no further `exp`).
-    static func polish(_ r: Double, _ s: Series, certify: Bool) -> (rate: Double?, unique: Bool) {
-        let (f, df, scale) = npvAndDerivative(s, rate: r, exact: true)
-        guard f.isFinite, scale.isFinite else { return (isVerifiedRoot(r, s) ? r : nil, false) }
-        if abs(f) <= 1e-9 * scale {
-            let unique = certify && runningSumKeepsSign(s)
-            let step = df != 0 ? f / df : 0
-            let polished = r - step
-            return (abs(step) <= 1e-9 * (1 + abs(r)) && polished > -1 ? polished : r, unique)
+    ///
+    /// `certified`: whether the returned rate `ρ` passes the check of ``certify(_:_:)``, shown from the same
+    /// pass at no extra cost per flow: with `wᵢ` the exact factors at `r` and `δ = log1p(ρ) − log1p(r)`,
+    /// `XNPV(ρ) = e^m Σ aᵢwᵢ e^(−tᵢδ)` and `e^(−tᵢδ) = 1 − tᵢδ + ρᵢ`, `|ρᵢ| ≤ ½(tᵢδ)² e^(tᵢ|δ|)`, so
+    /// `XNPV(ρ) = e^m (S₀ − δS₁ + R)` with `S₀ = Σ aᵢwᵢ` (the NPV's sum) and `S₁ = Σ tᵢaᵢwᵢ` (minus the
+    /// slope's). The bound uses `D = Σ|aᵢwᵢ|` and `T = t_max`: each factor is within `ε(3 + 4T|L|)` of exact,
+    /// each plain sum within `nε` of its terms' total (`D`, `T·D`), `δ` within `ε(2|L'| + 2|L| + |δ|)`, and
+    /// `|R| ≤ ½δ²T²D e^(T|δ|)`. `false` only means "not shown here": the caller then runs the full check.
+    static func polish(_ r: Double, _ s: Series, certify: Bool) -> (rate: Double?, unique: Bool, certified: Bool) {
+        let logGrowth = log1p(r)
+        let m = discountFactors(s, logGrowth: logGrowth, exact: true)
+        let t = s.times, a = s.amounts, w = s.factors, n = s.count
+        var f = 0.0, dfL = 0.0, scale = 0.0, total = 0.0
+        for i in 0..<n {
+            let term = a[i] * w[i]
+            f += term
+            dfL -= t[i] * term
+            scale += abs(term)
+            total += abs(a[i])
         }
-        return (isVerifiedRoot(r, s) ? r : nil, false)
+        let grow = m == 0 ? 1 : exp(m)
+        let npv = f * grow, derivative = dfL * grow / (1 + r), discounted = scale * grow
+        guard npv.isFinite, discounted.isFinite else { return (isVerifiedRoot(r, s) ? r : nil, false, false) }
+        guard abs(npv) <= 1e-9 * discounted else { return (isVerifiedRoot(r, s) ? r : nil, false, false) }
+        let unique = certify && runningSumKeepsSign(s)
+        let step = derivative != 0 ? npv / derivative : 0
+        let polished = r - step
+        let rate = abs(step) <= 1e-9 * (1 + abs(r)) && polished > -1 ? polished : r
+        // The certificate of `rate` from the sums above (S₀ = f, S₁ = −dfL).
+        let eps = Double.ulpOfOne, count = Double(n)
+        let newLogGrowth = rate == r ? logGrowth : log1p(rate)
+        let delta = newLogGrowth - logGrowth, d = abs(delta)
+        let value = f + delta * dfL
+        let tMax = t[n - 1], spread = tMax * abs(logGrowth)
+        let deltaError = rate == r ? 0 : eps * (2 * abs(newLogGrowth) + 2 * abs(logGrowth) + d)
+        var bound = eps * scale * (3 + 4 * spread + count)
+        bound += d * eps * tMax * scale * (4 + 4 * spread + count) + deltaError * tMax * scale
+        bound += eps * (abs(value) + abs(delta * dfL)) + 0.5 * d * d * tMax * tMax * scale * exp(min(tMax * d, 700))
+        bound += count * Double.leastNonzeroMagnitude
+        let certified = value.isFinite && bound.isFinite
+            && (abs(value) + bound) * grow * (1 + 2 * eps) <= certifiedResidual * total
+        return (rate, unique, certified)
     }
 
     /// Brent's method on `[lo, hi]` in `L = log(1+r)`, where the scaled NPV has values `flo`, `fhi` of
@@ -655,24 +752,173 @@ enum XIRRKernel {
         return (npvMin, npvMax)
     }
 
-    /// Solves one validated series; `roots` is a reusable buffer.
+    /// The relative residual a reported rate may leave: `|XNPV(r)| ≤ 1e-9 · Σ|aᵢ|`.
+    static let certifiedResidual = 1e-9
+
+    /// The outcome of ``certify(_:_:)``.
+    struct Certificate {
+        /// Whether `|XNPV(r)|` plus the bound on its evaluation error is at most `1e-9 · Σ|aᵢ|`.
+        var holds: Bool
+        /// `|XNPV(r)| / Σ|aᵢ|` as evaluated (∞ when a discounted flow overflows).
+        var relativeResidual: Double
+        /// `Σ|aᵢ|(1+r)^(−tᵢ) / Σ|aᵢ|`: how much larger the discounted flows are than the flows; the
+        /// evaluation error grows with it.
+        var relativeDiscountedSize: Double
+    }
+
+    /// The final check of every rate before it is returned: evaluates `XNPV(r) = Σ aᵢ (1+r)^(−tᵢ)` once more
+    /// with one `exp` per flow (no chained factors, no rescaling) and compensated summation, bounds the
+    /// evaluation error, and accepts `r` only if `|XNPV(r)| + error ≤ 1e-9 · Σ|aᵢ|`.
+    ///
+    /// The residual is measured against the undiscounted total `Σ|aᵢ|`, not against the discounted one:
+    /// far from 0 % with flows decades apart the discounted terms can be many orders of magnitude larger than
+    /// the flows and cancel, and a "root to working precision" of those terms can leave an NPV of a third of
+    /// the flows (the failure this check exists for). Error bound: each term `aᵢ·e^(xᵢ)`, `xᵢ = −tᵢ·log1p(r)`,
+    /// is within `ε(3 + 3|xᵢ|)` of exact, ε = 2⁻⁵² (the argument is off by at most `2ε|xᵢ|` — half an ulp
+    /// for `tᵢ`, one for `log1p`, half for the product — which `exp` turns into a relative error; `exp`
+    /// adds one ulp and the product with `aᵢ` half an ulp; rounded up for margin); Neumaier's sum adds
+    /// `2ε|S| + 2nε²Σ|terms|`.
+    static func certify(_ rate: Double, _ s: Series) -> Certificate {
+        guard rate > -1, rate.isFinite else {
+            return Certificate(holds: false, relativeResidual: .infinity, relativeDiscountedSize: .infinity)
+        }
+        // The cheap form first (chained factors, a few `exp` per series); it only ever says "holds" with a
+        // rigorous bound, so on failure the one-`exp`-per-flow evaluation decides.
+        if !s.gaps.isEmpty, let quick = certifyChained(rate, s), quick.holds { return quick }
+        return certifyExact(rate, s)
+    }
+
+    /// ``certify(_:_:)`` with the chained factors of ``discountFactors(_:logGrowth:exact:)`` (day counts
+    /// with a fixed year length): `wᵢ = e^(−tᵢL − m)` is the product of `kᵢ` cached gap factors counted from
+    /// the flow whose factor is 1, each within `ε(1.5 + 2|gap·L/days|)` of exact, so `wᵢ` is within
+    /// `ε(3 + 2kᵢ + 3|tᵢL + m|)` relative. The XNPV is `e^m · Σ aᵢwᵢ`. `nil` when `e^m` overflows.
+    static func certifyChained(_ rate: Double, _ s: Series) -> Certificate? {
+        let logGrowth = log1p(rate)
+        let m = discountFactors(s, logGrowth: logGrowth, exact: false)
+        let t = s.times, a = s.amounts, w = s.factors, n = s.count
+        let grow = exp(m)
+        guard grow.isFinite else { return nil }
+        var sum = CompensatedSum()
+        var total = 0.0, discounted = 0.0, termErrors = 0.0
+        let forward = logGrowth >= 0
+        for i in 0..<n {
+            let term = a[i] * w[i]
+            let steps = Double(forward ? i : n - 1 - i)
+            sum.add(term)
+            total += abs(a[i])
+            discounted += abs(term)
+            termErrors += abs(term) * (3 + 2 * steps + 3 * abs(t[i] * logGrowth + m))
+        }
+        let scaled = sum.value
+        guard scaled.isFinite, discounted.isFinite, total > 0 else { return nil }
+        let eps = Double.ulpOfOne
+        let bound = eps * (termErrors + 2 * abs(scaled)) + 2 * Double(n) * eps * eps * discounted
+            + Double(n) * Double.leastNonzeroMagnitude
+        // e^m: one ulp plus the argument's rounding.
+        let growError = 1 + eps * (2 + 2 * abs(m))
+        let npv = scaled * grow
+        let holds = (abs(scaled) + bound) * grow * growError <= certifiedResidual * total
+        return Certificate(holds: holds, relativeResidual: abs(npv) / total, relativeDiscountedSize: discounted * grow / total)
+    }
+
+    /// ``certify(_:_:)`` with one `exp` per flow.
+    static func certifyExact(_ rate: Double, _ s: Series) -> Certificate {
+        let logGrowth = log1p(rate)
+        let t = s.times, a = s.amounts, n = s.count
+        var sum = CompensatedSum()
+        var total = 0.0, discounted = 0.0, termErrors = 0.0
+        for i in 0..<n {
+            let x = -t[i] * logGrowth
+            let term = a[i] * exp(x)
+            sum.add(term)
+            total += abs(a[i])
+            discounted += abs(term)
+            termErrors += abs(term) * (3 + 3 * abs(x))
+        }
+        let npv = sum.value
+        guard npv.isFinite, discounted.isFinite, total > 0 else {
+            return Certificate(holds: false, relativeResidual: .infinity, relativeDiscountedSize: .infinity)
+        }
+        let eps = Double.ulpOfOne
+        // The last term: amounts that underflowed to subnormals when scaled (each off by at most one).
+        let bound = eps * (termErrors + 2 * abs(npv)) + 2 * Double(n) * eps * eps * discounted
+            + Double(n) * Double.leastNonzeroMagnitude
+        let holds = abs(npv) + bound <= certifiedResidual * total
+        return Certificate(holds: holds, relativeResidual: abs(npv) / total, relativeDiscountedSize: discounted / total)
+    }
+
+    /// The NPV at `rate` and its derivative in `L = log(1+r)`, with one `exp` per flow and compensated sums.
+    static func accurateNPVAndLogSlope(_ rate: Double, _ s: Series) -> (npv: Double, slope: Double) {
+        let logGrowth = log1p(rate)
+        var f = CompensatedSum(), slope = CompensatedSum()
+        for i in 0..<s.count {
+            let term = s.amounts[i] * exp(-s.times[i] * logGrowth)
+            f.add(term)
+            slope.add(-s.times[i] * term)
+        }
+        return (f.value, slope.value)
+    }
+
+    /// A candidate root that fails ``certify(_:_:)`` may only be a few ulps off (the scan's Brent stops at
+    /// `tolerance` in `L`, and the fast Newton iterations use chained factors): up to six Newton steps with
+    /// the accurate evaluation, then the two doubles either side of the best iterate, keeping the rate of
+    /// smallest |NPV|. Returns the best rate and its certificate (cold path: only after a failed check).
+    @inline(never)
+    static func refineAndCertify(_ rate: Double, _ s: Series) -> (rate: Double, certificate: Certificate) {
+        var best = rate, bestCertificate = certify(rate, s)
+        var r = rate
+        for _ in 0..<6 {
+            let (f, slope) = accurateNPVAndLogSlope(r, s)
+            guard f.isFinite, slope.isFinite, slope != 0 else { break }
+            let next = expm1(log1p(r) - f / slope)
+            guard next > -1, next.isFinite, next != r else { break }
+            r = next
+            let c = certify(r, s)
+            if c.relativeResidual < bestCertificate.relativeResidual {
+                best = r
+                bestCertificate = c
+            }
+        }
+        var below = best, above = best
+        for _ in 0..<2 {
+            below = below.nextDown
+            above = above.nextUp
+            for candidate in [below, above] where candidate > -1 {
+                let c = certify(candidate, s)
+                if c.holds && (!bestCertificate.holds || c.relativeResidual < bestCertificate.relativeResidual) {
+                    best = candidate
+                    bestCertificate = c
+                }
+            }
+        }
+        return (best, bestCertificate)
+    }
+
+    /// Solves one validated series; `roots` is a reusable buffer. Every rate returned (main and other
+    /// roots) has passed ``certify(_:_:)``; candidates that fail it are dropped, and when none is left the
+    /// error says why (`rootNotCertified` when the NPV does change sign, `noRootFound` otherwise).
     static func solve(
         _ s: Series, signChanges: Int, settings: XIRRSettings, roots: inout [Root]
     ) throws(XIRRError) -> XIRRResult {
         // Certifying uniqueness matters only when the full search would otherwise run.
         let certify = settings.certifyUniqueRoot && settings.rootSearch == .full && signChanges > 1
-        let (newtonRate, newtonIterations, newtonRootIsUnique) = newton(s, settings: settings, certify: certify)
+        var (newtonRate, newtonIterations, newtonRootIsUnique, newtonCertified) = newton(s, settings: settings, certify: certify)
+        if let rate = newtonRate, !newtonCertified, !Self.certify(rate, s).holds {
+            let refined = refineAndCertify(rate, s)
+            if refined.certificate.holds {
+                newtonRate = refined.rate
+            } else {
+                // Newton stopped at a point that is no root to the required accuracy: search instead.
+                newtonRate = nil
+                newtonRootIsUnique = false
+            }
+        }
         if let newtonRate, signChanges == 1 || settings.rootSearch == .newtonFirst || newtonRootIsUnique {
             return XIRRResult(rate: newtonRate, iterations: newtonIterations, method: .newton, otherRoots: [])
         }
         bracketRoots(s, settings: settings, knownRoot: newtonRate, into: &roots)
-        // Keep verified roots only (Newton's is verified), ascending, one copy of each (Newton's if any).
+        // Ascending, one copy of each (Newton's if any); every candidate then faces the certificate below.
         var kept = 0
-        for k in roots.indices where roots[k].method == .newton || isVerifiedRoot(roots[k].rate, s) {
-            roots[kept] = roots[k]
-            kept += 1
-        }
-        roots.removeLast(roots.count - kept)
         if let newtonRate { roots.append((newtonRate, newtonIterations, .newton)) }
         roots.sort { $0.rate < $1.rate }
         kept = 0
@@ -685,13 +931,39 @@ enum XIRRKernel {
             kept += 1
         }
         roots.removeLast(roots.count - kept)
+        // The final check: every rate reported must leave |XNPV| ≤ 1e-9·Σ|aᵢ| (Newton's already passed).
+        let guess = settings.guess
+        var rejected: (rate: Double, certificate: Certificate)? = nil
+        kept = 0
+        for k in roots.indices {
+            var certificate = Certificate(holds: true, relativeResidual: 0, relativeDiscountedSize: 0)
+            if roots[k].method != .newton {
+                certificate = Self.certify(roots[k].rate, s)
+                if !certificate.holds {
+                    let refined = refineAndCertify(roots[k].rate, s)
+                    roots[k].rate = refined.rate
+                    certificate = refined.certificate
+                }
+            }
+            if certificate.holds {
+                roots[kept] = roots[k]
+                kept += 1
+            } else if rejected.map({ abs(roots[k].rate - guess) < abs($0.rate - guess) }) ?? true {
+                rejected = (roots[k].rate, certificate)
+            }
+        }
+        roots.removeLast(roots.count - kept)
         guard !roots.isEmpty else {
+            if let rejected {
+                throw .rootNotCertified(
+                    rate: rejected.rate, relativeResidual: rejected.certificate.relativeResidual,
+                    relativeDiscountedSize: rejected.certificate.relativeDiscountedSize)
+            }
             let range = npvRange(s)
             throw .noRootFound(
-                npvMinimum: range.minimum, npvMaximum: range.maximum,
+                npvMinimum: range.minimum * s.amountScale, npvMaximum: range.maximum * s.amountScale,
                 lowestRate: xirrScanRates[0], highestRate: xirrScanRates[xirrScanRates.count - 1])
         }
-        let guess = settings.guess
         var chosen = 0
         for k in roots.indices where abs(roots[k].rate - guess) < abs(roots[chosen].rate - guess) { chosen = k }
         let best = roots[chosen]

@@ -41,7 +41,9 @@ public struct CashFlowBatch: Sendable {
 
 /// XIRR of every series in `batch`, spread over `threads` threads.
 ///
-/// Each series is solved exactly as `xirr(flows:...)` solves it (same kernel, same root rule). The series
+/// Each series is solved exactly as `xirr(flows:...)` solves it (same kernel, same root rule, same
+/// certificate: every rate returned leaves `|XNPV| ≤ 1e-9 · Σ|flows|`; zero amounts are dropped and the
+/// flows sorted by date and amount, so the result does not depend on row order). The series
 /// are cut into contiguous chunks run by `DispatchQueue.concurrentPerform`; each chunk reuses one
 /// workspace for the sorted year fractions, so the hot loop does not allocate.
 /// - Parameters:

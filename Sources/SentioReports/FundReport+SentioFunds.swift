@@ -5,8 +5,9 @@ import SentioFunds
 extension FundReportContent {
     /// The report content of `sentio fund`: SentioFunds' report plus, per fund, the series recomputed from
     /// its events — cumulative paid-in and distributions at each cash-flow date (the fund's own IRR flows),
-    /// and TVPI, DPI and (with an index) Kaplan–Schoar PME as of each NAV report date, each from
-    /// `FundMetrics(id:events:asOf:)`, the same code as the figures on top.
+    /// and TVPI, DPI and (with an index) Kaplan–Schoar PME as of each NAV report date, from
+    /// `FundMetrics.multiplesAtNAVDates(events:asOf:index:)` (the same values as `FundMetrics(id:events:asOf:)`
+    /// as of each date, in O(n log n)).
     public init(report: FundReport, events: FundEventFile, index: IndexSeries?, title: String = "Fund report") throws {
         func money(_ v: Double) -> String { NumberText.fixed(v, decimals: 0) }
         func rate(_ v: Double) -> String { NumberText.percent(100 * v) }
@@ -80,18 +81,14 @@ extension FundReportContent {
                 }
             }
 
-            // Multiples as of each NAV date.
+            // Multiples as of each NAV date, carried forward in one pass over the events (O(n log n); recomputing
+            // FundMetrics per date, with its IRR, was O(n²)).
             let fundEvents = events.eventsByFund[m.id] ?? []
-            var tvpi: [Double] = [], dpi: [Double] = [], ks: [Double] = []
+            let history = FundMetrics.multiplesAtNAVDates(events: fundEvents, asOf: m.asOf, index: index)
             let navDates = m.navHistory.map(\.date)
-            for d in navDates {
-                let then = FundMetrics(id: m.id, events: fundEvents, asOf: d, dayCount: report.dayCount)
-                tvpi.append(then.tvpi ?? .nan)
-                dpi.append(then.dpi ?? .nan)
-                if let index {
-                    ks.append((try? then.publicMarketEquivalent(index: index, eventsFile: events.file, dayCount: report.dayCount))??.ksPME ?? .nan)
-                }
-            }
+            precondition(history.map(\.date) == navDates, "NAV history and multiples history differ")
+            let tvpi = history.map { $0.tvpi ?? .nan }, dpi = history.map { $0.dpi ?? .nan }
+            let ks = index == nil ? [] : history.map { $0.ksPME ?? .nan }
             let calls = m.capitalCalls.map {
                 Call(id: $0.id, callDate: $0.callDate, dueDate: $0.dueDate, amount: $0.amount.doubleValue, status: $0.status.rawValue)
             }

@@ -136,7 +136,10 @@ public struct HTMLPage {
 public func writeReportAtomically(_ contents: String, to path: String) throws {
     let url = URL(fileURLWithPath: path)
     let directory = url.deletingLastPathComponent()
-    let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+    // The name pattern of SentioData's OutputTransaction (`.NAME.sentio-tmp-PID-RANDOM`), so that a file left by a
+    // killed process is recognized and removed by the next command writing into this folder.
+    let temporary = directory.appendingPathComponent(
+        ".\(url.lastPathComponent).sentio-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
     do {
         try Data(contents.utf8).write(to: temporary)
     } catch {

@@ -15,17 +15,22 @@ enum Schema {
     /// The schema version this build writes and understands.
     static var currentVersion: Int { migrations.count }
 
-    /// `(identifier, version, sql)` in application order.
-    static let migrations: [(identifier: String, version: Int, sql: String)] = [
-        ("v1-market-data", 1, version1),
-        ("v2-runs-signals-funds", 2, version2),
+    /// `(identifier, version, sql, then)` in application order; `then` runs after `sql`, in the same transaction.
+    static let migrations: [(identifier: String, version: Int, sql: String, then: (@Sendable (Database) throws -> Void)?)] = [
+        ("v1-market-data", 1, version1, nil),
+        ("v2-runs-signals-funds", 2, version2, nil),
+        ("v3-block-checksums", 3, version3, SentioDatabase.checksumExistingBlocks),
     ]
+
+    /// The first schema version whose `bar_blocks` rows carry a checksum.
+    static let checksumVersion = 3
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for migration in migrations {
             migrator.registerMigration(migration.identifier) { db in
                 try db.execute(sql: migration.sql)
+                try migration.then?(db)
                 try db.execute(sql: "PRAGMA user_version = \(migration.version)")
                 try db.execute(sql: "PRAGMA application_id = \(applicationID)")
             }
@@ -165,5 +170,14 @@ enum Schema {
             PRIMARY KEY (fund_id, seq)
         ) WITHOUT ROWID;
         CREATE INDEX fund_events_by_date ON fund_events(fund_id, date);
+        """
+
+    /// A checksum per column block (see `SentioDatabase.blockChecksum`), verified on every load.
+    ///
+    /// The migration fills it for the blocks already stored, but only after checking each block against the
+    /// `bars` table (the second, independent copy of every bar): a block that disagrees keeps a NULL checksum and
+    /// is reported as damaged when loaded, so an upgrade never blesses a block that was already damaged.
+    static let version3 = """
+        ALTER TABLE bar_blocks ADD COLUMN checksum INTEGER;
         """
 }

@@ -93,7 +93,7 @@ public struct ImportRecord: Sendable, Equatable {
 }
 
 /// SQLite's "copy the bytes now" destructor for bound text.
-private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 extension SentioDatabase {
     // MARK: - Import
@@ -142,7 +142,11 @@ extension SentioDatabase {
                         sql: "INSERT INTO instruments (symbol, updated_at) VALUES (?, ?) ON CONFLICT (symbol) DO NOTHING",
                         arguments: [series.symbol, now])
                     try Self.mergeBars(db, series, replace: replace, into: &report)
-                    if report.inserted > 0 || report.replaced > 0 {
+                    if replace {
+                        // Rebuilt whole from the bars table, with fresh checksums: this is how a symbol whose
+                        // blocks were reported damaged is repaired.
+                        try Self.rebuildBlocks(db, symbol: series.symbol)
+                    } else if report.inserted > 0 {
                         try Self.updateBlocks(db, series)
                     }
                     try db.execute(
@@ -173,7 +177,9 @@ extension SentioDatabase {
         }
     }
 
-    /// Checks what the schema cannot: ordering and finiteness.
+    /// Checks what the schema cannot: ordering, finiteness and the bar rules every stored bar obeys (prices and
+    /// volume ≥ 0, `low ≤ min(open, close)`, `high ≥ max(open, close)`: the rules of `OHLCVReader`), which loads
+    /// check again.
     static func validate(_ series: OHLCVSeries) throws {
         guard !series.symbol.isEmpty else { throw StoreError.invalidSeries(symbol: "", detail: "empty symbol") }
         let timestamps = series.timestamps
@@ -188,6 +194,14 @@ extension SentioDatabase {
         ] {
             if let i = column.firstIndex(where: { !$0.isFinite }) {
                 throw StoreError.invalidSeries(symbol: series.symbol, detail: "\(name) is \(column[i]) at bar \(i)")
+            }
+        }
+        for i in 0..<series.count {
+            if let rule = barRuleViolation(
+                open: series.open[i], high: series.high[i], low: series.low[i], close: series.close[i],
+                volume: series.volume[i])
+            {
+                throw StoreError.invalidSeries(symbol: series.symbol, detail: "bar \(i): \(rule)")
             }
         }
     }
@@ -308,19 +322,30 @@ extension SentioDatabase {
     /// Loads stored bars into series, one per symbol, in the order of `symbols`.
     ///
     /// Bars are read from `bar_blocks`: each block's column BLOBs are copied straight into the series' arrays,
-    /// sized once up front (no per-bar work beyond the copy). Symbols are loaded concurrently on the pool's reader
-    /// connections; each symbol comes from one committed state.
+    /// sized once up front. Symbols are loaded concurrently on the pool's reader connections; each symbol comes
+    /// from one committed state.
+    ///
+    /// Nothing is trusted blindly: each block read must match its checksum, span its key, keep timestamps
+    /// increasing and obey the bar rules, and the symbol's block index must agree with its catalogue entry
+    /// (see `loadBlocks`). A block that fails is reported as `StoreError.damaged`, never returned.
     ///
     /// - Parameters:
     ///   - symbols: the symbols to load; `nil` loads every stored instrument, sorted by symbol.
     ///   - from: first timestamp included (UTC epoch seconds), `nil` for no bound.
     ///   - to: last timestamp included (UTC epoch seconds), `nil` for no bound.
     /// - Returns: one series per symbol (possibly empty when the range holds no bars).
-    /// - Throws: `StoreError.invalidRecord` naming a symbol the store does not hold.
+    /// - Throws: `StoreError.unknownSymbol` naming a symbol the store does not hold; `StoreError.damaged` naming the
+    ///   symbol and block when stored bars fail their checks; other `StoreError`s for SQLite-level damage.
     public func loadSeries(symbols: [String]? = nil, from: Int64? = nil, to: Int64? = nil) throws -> [OHLCVSeries] {
         let stored = Dictionary(uniqueKeysWithValues: try instruments().map { ($0.symbol, $0) })
         let wanted = symbols ?? stored.keys.sorted()
         for symbol in wanted where stored[symbol] == nil {
+            let orphanBlocks = try withStoreErrors {
+                try pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM bar_blocks WHERE symbol = ?", arguments: [symbol]) ?? 0 }
+            }
+            if orphanBlocks > 0 {
+                throw StoreError.damaged(path: path, symbol: symbol, block: nil, detail: "its catalogue entry is missing")
+            }
             throw StoreError.unknownSymbol(symbol: symbol, path: path)
         }
         let lower = from ?? Int64.min, upper = to ?? Int64.max
@@ -330,7 +355,7 @@ extension SentioDatabase {
             results.set(index) {
                 try self.withStoreErrors {
                     try self.pool.read { db in
-                        try Self.loadBlocks(db, symbol: symbol, from: lower, to: upper)
+                        try Self.loadBlocks(db, symbol: symbol, from: lower, to: upper, checksums: self.blocksHaveChecksums)
                     }
                 }
             }
@@ -338,7 +363,7 @@ extension SentioDatabase {
         return try results.values()
     }
 
-    private static func loadBars(_ db: Database, symbol: String, from: Int64, to: Int64, capacity: Int) throws -> OHLCVSeries {
+    static func loadBars(_ db: Database, symbol: String, from: Int64, to: Int64, capacity: Int) throws -> OHLCVSeries {
         let select = try db.makeStatement(
             sql: """
                 SELECT timestamp, open, high, low, close, volume FROM bars
@@ -369,201 +394,29 @@ extension SentioDatabase {
         return series
     }
 
-    // MARK: - Column blocks
-
-    /// Bars per row of `bar_blocks`: 8,192 bars make 64 KiB per column BLOB.
-    public static let barBlockSize = 8_192
-
-    /// Keeps `bar_blocks` equal to `bars` after `series` was merged into `bars`.
-    ///
-    /// Blocks overlapping the series' time range are rebuilt from `bars`; when none overlaps, the range held no
-    /// stored bars (blocks cover every stored bar), so the series itself is the new content — appended to the
-    /// preceding block when that one is not full, so that repeated small appends do not fragment the blocks.
-    static func updateBlocks(_ db: Database, _ series: OHLCVSeries) throws {
-        guard let first = series.timestamps.first, let last = series.timestamps.last else { return }
-        let symbol = series.symbol
-        let overlapping = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT first_timestamp, last_timestamp FROM bar_blocks
-                WHERE symbol = ? AND last_timestamp >= ? AND first_timestamp <= ?
-                """,
-            arguments: [symbol, first, last])
-        if overlapping.isEmpty {
-            var content = series
-            let previous = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT first_timestamp FROM bar_blocks WHERE symbol = ? AND first_timestamp < ?
-                    ORDER BY first_timestamp DESC LIMIT 1
-                    """,
-                arguments: [symbol, first])
-            if let previous {
-                let start: Int64 = previous["first_timestamp"]
-                var head = try loadBlocks(db, symbol: symbol, from: start, to: first - 1)
-                if head.count < barBlockSize {
-                    try db.execute(
-                        sql: "DELETE FROM bar_blocks WHERE symbol = ? AND first_timestamp = ?", arguments: [symbol, start])
-                    head.timestamps += series.timestamps
-                    head.open += series.open
-                    head.high += series.high
-                    head.low += series.low
-                    head.close += series.close
-                    head.volume += series.volume
-                    content = head
-                }
-            }
-            try writeBlocks(db, content)
-            return
-        }
-        let lower = min(first, overlapping.map { $0["first_timestamp"] as Int64 }.min()!)
-        let upper = max(last, overlapping.map { $0["last_timestamp"] as Int64 }.max()!)
-        try db.execute(
-            sql: "DELETE FROM bar_blocks WHERE symbol = ? AND last_timestamp >= ? AND first_timestamp <= ?",
-            arguments: [symbol, first, last])
-        try writeBlocks(db, try loadBars(db, symbol: symbol, from: lower, to: upper, capacity: series.count))
-    }
-
-    /// Writes `series` as consecutive blocks of at most `barBlockSize` bars.
-    private static func writeBlocks(_ db: Database, _ series: OHLCVSeries) throws {
-        let insert = try db.makeStatement(
-            sql: """
-                INSERT INTO bar_blocks (symbol, first_timestamp, last_timestamp, row_count, timestamps, open, high, low,
-                                        close, volume)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-                """)
-        let handle = insert.sqliteStatement
-        sqlite3_bind_text(handle, 1, series.symbol, -1, sqliteTransient)
-        var start = 0
-        while start < series.count {
-            let end = min(start + barBlockSize, series.count)
-            sqlite3_bind_int64(handle, 2, series.timestamps[start])
-            sqlite3_bind_int64(handle, 3, series.timestamps[end - 1])
-            sqlite3_bind_int64(handle, 4, Int64(end - start))
-            series.timestamps[start..<end].withUnsafeBytes { bindBlob(handle, 5, $0) }
-            series.open[start..<end].withUnsafeBytes { bindBlob(handle, 6, $0) }
-            series.high[start..<end].withUnsafeBytes { bindBlob(handle, 7, $0) }
-            series.low[start..<end].withUnsafeBytes { bindBlob(handle, 8, $0) }
-            series.close[start..<end].withUnsafeBytes { bindBlob(handle, 9, $0) }
-            series.volume[start..<end].withUnsafeBytes { bindBlob(handle, 10, $0) }
-            let code = sqlite3_step(handle)
-            sqlite3_reset(handle)
-            if code != SQLITE_DONE {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            start = end
-        }
-    }
-
-    /// Binds raw bytes as a BLOB, copied by SQLite (the buffer does not outlive the call).
-    private static func bindBlob(_ handle: OpaquePointer?, _ index: CInt, _ bytes: UnsafeRawBufferPointer) {
-        sqlite3_bind_blob(handle, index, bytes.baseAddress, CInt(bytes.count), sqliteTransient)
-    }
-
-    /// Loads a symbol's bars in `[from, to]` from its column blocks.
-    static func loadBlocks(_ db: Database, symbol: String, from: Int64, to: Int64) throws -> OHLCVSeries {
-        let arguments: StatementArguments = [symbol, from, to]
-        let capacity = try Int.fetchOne(
-            db,
-            sql: """
-                SELECT coalesce(sum(row_count), 0) FROM bar_blocks
-                WHERE symbol = ?1 AND last_timestamp >= ?2 AND first_timestamp <= ?3
-                """,
-            arguments: arguments) ?? 0
-        let select = try db.makeStatement(
-            sql: """
-                SELECT row_count, timestamps, open, high, low, close, volume FROM bar_blocks
-                WHERE symbol = ?1 AND last_timestamp >= ?2 AND first_timestamp <= ?3 ORDER BY first_timestamp
-                """)
-        let handle = select.sqliteStatement
-        sqlite3_bind_text(handle, 1, symbol, -1, sqliteTransient)
-        sqlite3_bind_int64(handle, 2, from)
-        sqlite3_bind_int64(handle, 3, to)
-        defer { sqlite3_reset(handle) }
-
-        // Each column is allocated once at its final size, then filled block by block with memcpy from the BLOBs
-        // (which SQLite may hand out unaligned, hence byte copies rather than typed loads).
-        var timestamps = [Int64](repeating: 0, count: capacity)
-        var open = [Double](repeating: 0, count: capacity), high = open, low = open, close = open, volume = open
-        var filled = 0
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            let rows = Int(sqlite3_column_int64(handle, 0))
-            guard filled + rows <= capacity else {
-                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "bar blocks of \(symbol) overlap")
-            }
-            func copy(_ index: CInt, into destination: UnsafeMutableRawBufferPointer) throws {
-                let bytes = Int(sqlite3_column_bytes(handle, index))
-                guard bytes == rows * 8, let blob = sqlite3_column_blob(handle, index) else {
-                    throw DatabaseError(
-                        resultCode: .SQLITE_CORRUPT, message: "a bar block of \(symbol) has \(bytes) bytes for \(rows) bars")
-                }
-                (destination.baseAddress! + filled * 8).copyMemory(from: blob, byteCount: bytes)
-            }
-            try timestamps.withUnsafeMutableBytes { try copy(1, into: $0) }
-            try open.withUnsafeMutableBytes { try copy(2, into: $0) }
-            try high.withUnsafeMutableBytes { try copy(3, into: $0) }
-            try low.withUnsafeMutableBytes { try copy(4, into: $0) }
-            try close.withUnsafeMutableBytes { try copy(5, into: $0) }
-            try volume.withUnsafeMutableBytes { try copy(6, into: $0) }
-            filled += rows
-        }
-        guard filled == capacity else {
-            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "bar blocks of \(symbol) changed while loading")
-        }
-        var series = OHLCVSeries(
-            symbol: symbol, timestamps: timestamps, open: open, high: high, low: low, close: close, volume: volume)
-        // Edge blocks may reach outside [from, to]: trim by binary search on the sorted timestamps.
-        let lowerIndex = partitionPoint(series.timestamps) { $0 >= from }
-        let upperIndex = partitionPoint(series.timestamps) { $0 > to }
-        if lowerIndex > 0 || upperIndex < series.count {
-            series = series.slice(lowerIndex..<upperIndex)
-        }
-        return series
-    }
-
-    /// The first index whose element satisfies `predicate` (false...false true...true), by binary search.
-    private static func partitionPoint(_ values: [Int64], _ predicate: (Int64) -> Bool) -> Int {
-        var low = 0, high = values.count
-        while low < high {
-            let middle = (low + high) / 2
-            if predicate(values[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
-    }
-
-    /// Checks that `bar_blocks` holds exactly the rows of `bars`; returns one message per disagreeing symbol.
-    static func verifyBlocks(_ db: Database) throws -> [String] {
-        var messages: [String] = []
-        for symbol in try String.fetchAll(db, sql: "SELECT symbol FROM instruments ORDER BY symbol") {
-            let rows = try loadBars(db, symbol: symbol, from: .min, to: .max, capacity: 0)
-            let blocks = try loadBlocks(db, symbol: symbol, from: .min, to: .max)
-            if rows != blocks {
-                messages.append("bar blocks of \(symbol) differ from its bars (\(blocks.count) vs \(rows.count) bars)")
-            }
-            let recorded = try Int.fetchOne(db, sql: "SELECT bar_count FROM instruments WHERE symbol = ?", arguments: [symbol])
-            if recorded != rows.count {
-                messages.append("instrument \(symbol) records \(recorded ?? 0) bars but has \(rows.count)")
-            }
-        }
-        return messages
-    }
-
     // MARK: - Catalogue
 
     /// Every stored instrument with its bar count and time extent, sorted by symbol.
+    ///
+    /// An instrument recorded with no bars must indeed have no column blocks (one index lookup each), so that a
+    /// damaged count cannot silently drop a symbol from "all symbols"; every other disagreement between the
+    /// catalogue and the blocks is caught when the symbol is loaded (`loadSeries`).
+    ///
+    /// - Throws: `StoreError.damaged` for an instrument recorded empty that has blocks.
     public func instruments() throws -> [InstrumentSummary] {
         try withStoreErrors {
             try pool.read { db in
-                try Row.fetchAll(
-                    db, sql: "SELECT symbol, bar_count, first_timestamp, last_timestamp FROM instruments ORDER BY symbol"
-                ).map {
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT symbol, bar_count, first_timestamp, last_timestamp,
+                               bar_count = 0 AND EXISTS (SELECT 1 FROM bar_blocks AS b WHERE b.symbol = i.symbol) AS hidden
+                        FROM instruments AS i ORDER BY symbol
+                        """)
+                for row in rows where row["hidden"] as Bool {
+                    throw BlockDamage(symbol: row["symbol"], block: nil, detail: "the catalogue records no bars but it has blocks")
+                }
+                return rows.map {
                     InstrumentSummary(
                         symbol: $0["symbol"], barCount: $0["bar_count"], firstTimestamp: $0["first_timestamp"],
                         lastTimestamp: $0["last_timestamp"])

@@ -17,8 +17,12 @@ public final class SentioDatabase: Sendable {
     public enum OpenMode: Sendable {
         /// Create an empty store when the file does not exist (commands that write: import, `--save`).
         case createIfMissing
-        /// Refuse a missing file with `StoreError.missingDatabase` (commands that only read: `runs`).
+        /// Refuse a missing file with `StoreError.missingDatabase`.
         case existingOnly
+        /// For commands that only read: refuse a missing file like `.existingOnly`; when the file or its folder is
+        /// not writable, open it read-only without creating `-wal`/`-shm` files and without migrating (see
+        /// `init(path:mode:busyTimeoutSeconds:)`). A writable file is opened as with `.existingOnly`.
+        case readOnly
     }
 
     /// The database file's path as given.
@@ -26,6 +30,11 @@ public final class SentioDatabase: Sendable {
     /// How long a write waits for another process's write lock before `StoreError.busy`.
     public let busyTimeoutSeconds: Double
     let pool: DatabasePool
+    /// Whether the file was opened read-only (`.readOnly` on a file or folder that is not writable).
+    public let isReadOnly: Bool
+    /// Whether the schema has block checksums (version ≥ 3). Only an older store opened read-only lacks them; its
+    /// loads are then checked against the `bars` table instead.
+    let blocksHaveChecksums: Bool
 
     /// The environment variable naming the default database file.
     public static let environmentVariable = "SENTIO_DB"
@@ -43,13 +52,24 @@ public final class SentioDatabase: Sendable {
 
     /// Opens (and, for `.createIfMissing`, creates) the store at `path`, migrating an older schema.
     ///
-    /// - Throws: `StoreError` for a missing, unreadable, non-SQLite, truncated, foreign or newer-schema file.
+    /// Read-only opening (`.readOnly`, when the file or its folder is not writable — judged by `access(2)` and by
+    /// the permission bits, so that a 0444 file counts as read-only even for root): SQLite opens the file with
+    /// `immutable=1`, so no `-wal`/`-shm` file is created and nothing is written; this assumes no other process
+    /// writes the file meanwhile, which its permissions say. A file with a non-empty `-wal` (transactions not yet
+    /// folded into the file) is opened `mode=ro` instead so that they are seen; SQLite then needs the `-shm` file.
+    /// An older schema is not migrated then: its blocks are checked against the `bars` table on load.
+    ///
+    /// - Throws: `StoreError` for an empty path, a missing, unreadable, non-SQLite, truncated, foreign or
+    ///   newer-schema file.
     public init(path: String, mode: OpenMode = .createIfMissing, busyTimeoutSeconds: Double = 10) throws {
         self.path = path
         self.busyTimeoutSeconds = busyTimeoutSeconds
+        guard !path.isEmpty else { throw StoreError.cannotOpen(path: "''", reason: "the path is empty") }
         let openingLock = OpeningLock(forFileAt: path)
         defer { openingLock.release() }
         try Self.checkFile(path: path, mode: mode)
+        let readOnly = mode == .readOnly && !Self.isWritable(path)
+        isReadOnly = readOnly
 
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
@@ -66,12 +86,52 @@ public final class SentioDatabase: Sendable {
             // checkFile); truncating the file from another process while Sentio has it open is not supported.
             try db.execute(sql: "PRAGMA mmap_size = 1073741824")
         }
+        var openPath = path
+        if readOnly {
+            configuration.readonly = true
+            let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int64) ?? 0
+            // URI filenames: the system SQLite is built with SQLITE_USE_URI.
+            openPath = Self.uri(forPath: path) + (walSize > 0 ? "?mode=ro" : "?immutable=1")
+        }
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: openPath, configuration: configuration)
+            self.pool = pool
+            let version = try Self.prepareSchema(
+                pool: pool, path: path, busyTimeoutSeconds: busyTimeoutSeconds, migrating: !readOnly)
+            blocksHaveChecksums = version >= Schema.checksumVersion
         } catch {
             throw StoreError.translating(error, path: path, busyTimeout: busyTimeoutSeconds) ?? error
         }
-        try withStoreErrors { try prepareSchema() }
+    }
+
+    /// Whether the file at `path` (and its folder, where SQLite creates `-wal`/`-shm`) can be written: `access(2)`
+    /// says so and some write permission bit is set (root passes `access` for any file).
+    static func isWritable(_ path: String) -> Bool {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        for item in [path, directory] {
+            if access(item, W_OK) != 0 { return false }
+            var info = stat()
+            if stat(item, &info) == 0, info.st_mode & 0o222 == 0 { return false }
+        }
+        return true
+    }
+
+    /// A `file:` URI for `path`: absolute, with `%`, `?`, `#` and every non-ASCII or control byte of its UTF-8
+    /// written as `%HH` (SQLite decodes them back to the same bytes).
+    static func uri(forPath path: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        var text = "file:"
+        let hex = Array("0123456789ABCDEF".unicodeScalars)
+        for byte in absolute.utf8 {
+            if byte < 0x21 || byte >= 0x7F || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                text.unicodeScalars.append("%")
+                text.unicodeScalars.append(hex[Int(byte >> 4)])
+                text.unicodeScalars.append(hex[Int(byte & 15)])
+            } else {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return text
     }
 
     /// Checks the file before SQLite sees it, so that the common ways a file can be wrong get precise messages.
@@ -79,7 +139,7 @@ public final class SentioDatabase: Sendable {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if !exists {
-            if mode == .existingOnly { throw StoreError.missingDatabase(path: path) }
+            if mode != .createIfMissing { throw StoreError.missingDatabase(path: path) }
             return
         }
         if isDirectory.boolValue { throw StoreError.cannotOpen(path: path, reason: "it is a directory") }
@@ -100,8 +160,11 @@ public final class SentioDatabase: Sendable {
         }
     }
 
-    /// Refuses foreign and newer-schema files, then migrates an older schema.
-    private func prepareSchema() throws {
+    /// Refuses foreign and newer-schema files, then migrates an older schema (unless `migrating` is false);
+    /// returns the schema version in use.
+    private static func prepareSchema(
+        pool: DatabasePool, path: String, busyTimeoutSeconds: Double, migrating: Bool
+    ) throws -> Int {
         let migrator = Schema.migrator
         let state = try pool.read { db in
             (
@@ -130,8 +193,14 @@ public final class SentioDatabase: Sendable {
             throw StoreError.notASentioDatabase(path: path)
         }
         if state.applied != known {
-            try migrate(migrator, known: known)
+            guard migrating else {
+                if isEmpty { throw StoreError.cannotOpen(path: path, reason: "it is empty and read-only") }
+                return state.userVersion
+            }
+            try migrate(
+                migrator, pool: pool, path: path, busyTimeoutSeconds: busyTimeoutSeconds, known: known, isEmpty: isEmpty)
         }
+        return Schema.currentVersion
     }
 
     /// Applies the missing migrations, tolerating another process that migrates the same file at the same moment.
@@ -140,17 +209,35 @@ public final class SentioDatabase: Sendable {
     /// the write lock; two processes creating the same new file can both decide to run a migration, and the
     /// second then fails on `CREATE TABLE`. Nothing is half-applied in that case, so re-reading what is applied and
     /// trying again converges.
-    private func migrate(_ migrator: DatabaseMigrator, known: Set<String>) throws {
+    ///
+    /// A migration that fails while nothing else applied one meanwhile made no progress: on a store that already
+    /// has tables, that means its recorded migrations do not match its tables (a damaged file), reported as
+    /// `StoreError.corrupt` rather than retried.
+    private static func migrate(
+        _ migrator: DatabaseMigrator, pool: DatabasePool, path: String, busyTimeoutSeconds: Double,
+        known: Set<String>, isEmpty: Bool
+    ) throws {
         var attempt = 0
+        var before = try pool.read { try migrator.appliedIdentifiers($0) }
         while true {
             do {
                 try migrator.migrate(pool)
                 return
             } catch {
+                if let storeError = StoreError.translating(error, path: path, busyTimeout: busyTimeoutSeconds),
+                    storeError != .busy(path: path, timeoutSeconds: busyTimeoutSeconds)
+                {
+                    throw storeError
+                }
                 attempt += 1
                 let applied = try pool.read { try migrator.appliedIdentifiers($0) }
                 if applied == known { return }
+                if applied == before && !isEmpty {
+                    throw StoreError.corrupt(
+                        path: path, detail: "its schema does not match its recorded migrations (\(error))")
+                }
                 if attempt >= 20 || !applied.isSubset(of: known) { throw error }
+                before = applied
                 usleep(UInt32.random(in: 10_000...50_000))
             }
         }
@@ -171,8 +258,8 @@ public final class SentioDatabase: Sendable {
     }
 
     /// Runs SQLite's full `PRAGMA integrity_check` and `PRAGMA foreign_key_check`, then checks that the column
-    /// blocks hold exactly the bars of the `bars` table and that each instrument's bar count is right; returns the
-    /// messages (`["ok"]` for a sound file).
+    /// blocks pass their load checks (checksums, bar rules), hold exactly the bars of the `bars` table and that each
+    /// instrument's bar count is right; returns the messages (`["ok"]` for a sound file).
     ///
     /// This reads every page: seconds for a store of millions of bars, so it is not done on open.
     public func integrityCheck() throws -> [String] {
@@ -183,7 +270,7 @@ public final class SentioDatabase: Sendable {
                 for violation in violations.prefix(10) {
                     messages.append("foreign key violation: \(violation)")
                 }
-                if messages == ["ok"] { messages += try Self.verifyBlocks(db) }
+                if messages == ["ok"] { messages += try Self.verifyBlocks(db, checksums: blocksHaveChecksums) }
                 if messages.count > 1 { messages.removeAll { $0 == "ok" } }
                 return messages
             }

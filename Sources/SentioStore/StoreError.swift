@@ -26,6 +26,10 @@ public enum StoreError: UserInputError, Equatable {
     case busy(path: String, timeoutSeconds: Double)
     /// The database or its directory is read-only but the operation writes.
     case readOnly(path: String)
+    /// A stored column block failed its checks on load (checksum, ordering, bar rules) or disagrees with the
+    /// catalogue: the file was changed outside SQLite or damaged. `block` is the 1-based block of `symbol`
+    /// (oldest first), `nil` when the symbol's catalogue entry is what disagrees.
+    case damaged(path: String, symbol: String, block: Int?, detail: String)
     /// The disk is full.
     case diskFull(path: String)
     /// A series given to `importSeries` is not storable (empty symbol, unordered timestamps, non-finite values).
@@ -60,6 +64,9 @@ public enum StoreError: UserInputError, Equatable {
             return "database \(path) is locked by another process (waited \(timeout) s)"
         case .readOnly(let path):
             return "database \(path) is read-only"
+        case .damaged(let path, let symbol, let block, let detail):
+            let place = block.map { "\(symbol), block \($0)" } ?? symbol
+            return "database \(path) is damaged (\(place)): re-import the file (`sentio import FILE --replace --db \(path)`); \(detail)"
         case .diskFull(let path):
             return "disk full while writing database \(path)"
         case .invalidSeries(let symbol, let detail):
@@ -76,6 +83,9 @@ public enum StoreError: UserInputError, Equatable {
     /// Translates SQLite conditions a user can cause into `StoreError`; returns `nil` for anything else.
     static func translating(_ error: any Error, path: String, busyTimeout: Double) -> StoreError? {
         if let storeError = error as? StoreError { return storeError }
+        if let damage = error as? BlockDamage {
+            return .damaged(path: path, symbol: damage.symbol, block: damage.block, detail: damage.detail)
+        }
         guard let databaseError = error as? DatabaseError else { return nil }
         switch databaseError.resultCode {
         case .SQLITE_NOTADB:
@@ -90,6 +100,14 @@ public enum StoreError: UserInputError, Equatable {
             return .readOnly(path: path)
         case .SQLITE_FULL:
             return .diskFull(path: path)
+        case .SQLITE_ERROR:
+            // Sentio's statements are fixed and tested against its schema: a table or column that is missing means
+            // the schema stored in the file was damaged.
+            let message = databaseError.message ?? ""
+            if message.hasPrefix("no such table") || message.hasPrefix("no such column") {
+                return .corrupt(path: path, detail: "its schema is damaged (\(message))")
+            }
+            return nil
         case .SQLITE_IOERR:
             // A short read past the end of a cut-off file surfaces as an I/O error in some SQLite builds.
             return .corrupt(path: path, detail: databaseError.message ?? "disk I/O error")

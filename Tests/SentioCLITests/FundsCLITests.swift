@@ -81,6 +81,88 @@ struct XirrCLITests {
     }
 }
 
+/// Issue 11, class 1: the exact files of the report.
+@Suite("sentio xirr: no non-root is ever printed (issue 11)")
+struct XirrNonRootRegressionTests {
+    @Test("1, -3, 3 a year apart plus a zero row dated 2600: no rate (exit 2), the same answer as without the row")
+    func farZeroRowChangesNothing() throws {
+        let rows = "date,amount\n2020-01-01,1\n2021-01-01,-3\n2022-01-01,3\n"
+        let plain = try runSentio(["xirr", try temporaryFile("plain.csv", rows)])
+        let padded = try runSentio(["xirr", try temporaryFile("padded.csv", rows + "2600-01-01,0\n")])
+        // Before the fix: exit 0, -0.725... and about 1,000 "other roots".
+        #expect(padded.status == 2, "stdout: \(padded.stdout)")
+        #expect(padded.stdout.isEmpty)
+        #expect(!padded.stderr.contains("other IRRs"))
+        #expect(padded.stderr.contains("padded.csv: no rate between"))
+        #expect(plain.status == 2)
+        // The same message, after the file name.
+        func message(_ text: String, _ name: String) -> Substring { text[(text.range(of: name)?.upperBound ?? text.startIndex)...] }
+        #expect(message(padded.stderr, "padded.csv") == message(plain.stderr, "plain.csv"))
+        let json = try runSentio(["xirr", try temporaryFile("padded.csv", rows + "2600-01-01,0\n"), "--format", "json"])
+        #expect(json.status == 2 && json.stdout.isEmpty)
+    }
+
+    @Test("a fund whose last NAV is 0, dated 2080: the IRR is that of its calls and distributions, not -100%")
+    func zeroNAVFarAway() throws {
+        let base = """
+            fund_id,date,type,amount
+            F,2020-01-01,commitment,1000
+            F,2020-01-15,call,600
+            F,2020-07-01,call,400
+            F,2021-03-01,distribution,500
+            F,2022-06-30,distribution,700
+
+            """
+        let withNAV = try runSentio(["fund", try temporaryFile("nav0.csv", base + "F,2080-01-01,nav,0\n"), "--format", "json"])
+        let withoutNAV = try runSentio(["fund", try temporaryFile("nonav.csv", base), "--format", "json"])
+        #expect(withNAV.status == 0 && withoutNAV.status == 0, "\(withNAV.stderr) \(withoutNAV.stderr)")
+        func fund(_ text: String) throws -> [String: Any] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            return try #require((object["funds"] as? [[String: Any]])?.first)
+        }
+        let zeroNAV = try fund(withNAV.stdout), noNAV = try fund(withoutNAV.stdout)
+        let irr = try #require(zeroNAV["irr"] as? Double)
+        #expect(irr > -0.99, "IRR \(irr)")
+        #expect(irr == noNAV["irr"] as? Double)
+        // The same rate as `sentio xirr` on the flows themselves.
+        let flows = try temporaryFile("flows.csv", "date,amount\n2020-01-15,-600\n2020-07-01,-400\n2021-03-01,500\n2022-06-30,700\n2080-01-01,0\n")
+        let direct = try runSentio(["xirr", flows])
+        #expect(direct.status == 0)
+        // Compared as printed (Foundation's JSON parser does not round every number correctly).
+        let printedIRR = withNAV.stdout.split(separator: "\n").first { $0.contains("\"irr\":") }?
+            .split(separator: ":").last?.trimmingCharacters(in: CharacterSet(charactersIn: " ,"))
+        #expect(printedIRR == direct.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(direct.stdout) vs \(irr)")
+        // The zero NAV still dates the valuation.
+        #expect(zeroNAV["lastReportDate"] as? String == "2080-01-01")
+        #expect(zeroNAV["nav"] as? Double == 0)
+        let table = try runSentio(["fund", try temporaryFile("nav0.csv", base + "F,2080-01-01,nav,0\n")])
+        #expect(table.status == 0 && !table.stdout.contains("-100.00%"))
+    }
+
+    @Test("a fund with no IRR (call 100, distribution 300, call 300) and a 0 NAV in 2080: IRR n/a with the reason, not -100%")
+    func zeroNAVFarAwayWithoutRoot() throws {
+        // -100 + 300x - 300x² < 0 for every x = 1/(1+r): no rate. Before the fix the table printed -100.00 %.
+        let events = try temporaryFile("norate.csv", """
+            fund_id,date,type,amount
+            F,2020-01-01,commitment,1000
+            F,2020-01-01,call,100
+            F,2021-01-01,distribution,300
+            F,2022-01-01,call,300
+            F,2080-01-01,nav,0
+
+            """)
+        let table = try runSentio(["fund", events])
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(!table.stdout.contains("-100.00%"))
+        #expect(table.stdout.contains("note: F IRR: no rate between"))
+        let json = try runSentio(["fund", events, "--format", "json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let fund = try #require((object["funds"] as? [[String: Any]])?.first)
+        #expect(fund["irr"] is NSNull)
+        #expect((fund["irrNote"] as? String)?.contains("no rate between") == true)
+    }
+}
+
 @Suite("sentio fund")
 struct FundCLITests {
     @Test("JSON on the bundled sample has every field the issue names")
@@ -144,5 +226,33 @@ struct FundCLITests {
         let withCall = try temporaryFile("ev.csv", "fund_id,date,type,amount\nF,2020-01-01,commitment,100\nF,2020-02-01,call,50\n")
         let beforeIndex = try runSentio(["fund", withCall, "--index", index])
         #expect(beforeIndex.status == 2 && beforeIndex.stderr.contains("ev.csv line 3, field 'date': 2020-02-01 is before the first index date"))
+    }
+
+    @Test("a due date before its call date is an error naming file, line and field")
+    func dueDateBeforeCallDate() throws {
+        let events = try temporaryFile("due.csv", """
+            fund_id,date,type,amount,due_date,status
+            F,2020-01-01,commitment,100,,
+            F,2020-03-01,call,50,2020-03-15,PAID
+            F,2020-06-01,call,20,2020-05-31,PENDING
+
+            """)
+        let run = try runSentio(["fund", events])
+        #expect(run.status == 2 && run.stdout.isEmpty)
+        #expect(run.stderr.contains("due.csv line 4, field 'due_date': due date 2020-05-31 is before the call date 2020-06-01"))
+        // The same day is fine.
+        let sameDay = try temporaryFile("due.csv", "fund_id,date,type,amount,due_date\nF,2020-01-01,commitment,100,\nF,2020-03-01,call,50,2020-03-01\n")
+        #expect(try runSentio(["fund", sameDay]).status == 0)
+    }
+
+    @Test("--as-of before the first event is an error naming the option, not a report of zeros")
+    func asOfBeforeFirstEvent() throws {
+        let run = try runSentio(["fund", "Data/funds/events.csv", "--as-of", "2014-04-08"])
+        #expect(run.status == 2 && run.stdout.isEmpty)
+        #expect(run.stderr.contains("--as-of 2014-04-08 is before the first event (Data/funds/events.csv line 2: fund 'NVP-III' on 2014-04-09)"))
+        let onFirstDay = try runSentio(["fund", "Data/funds/events.csv", "--as-of", "2014-04-09", "--format", "json"])
+        #expect(onFirstDay.status == 0, "\(onFirstDay.stderr)")
+        let report = try runSentio(["fund", "Data/funds/events.csv", "--as-of", "2014-04-08", "--report", try temporaryFile("r.html", "")])
+        #expect(report.status == 2)
     }
 }

@@ -1,7 +1,8 @@
 import SentioTestSupport
 import Testing
 
-@testable import SentioData
+@testable import SentioCSV
+import SentioData
 
 /// The 8-byte SWAR path (`parse(_:count:readable:)`, used by the CSV reader) must give bit for bit what the
 /// general path and Swift's `Double(String)` give, whatever bytes follow the field.

@@ -1,7 +1,8 @@
 import SentioTestSupport
 import Testing
 
-@testable import SentioData
+@testable import SentioCSV
+import SentioData
 
 @Suite("DecimalParser")
 struct DecimalParserTests {

@@ -125,7 +125,7 @@ struct OHLCVReaderTests {
         expectFailure("""
             timestamp,open,high,low,close,volume
             2023-01-03,-1,11,-2,10.5,1000
-            """, line: 2, field: "open", contains: "price -1.0 is negative")
+            """, line: 2, field: "open", contains: "price -1.0 is not positive")
     }
 
     @Test func highBelowMaxOpenClose() {
@@ -149,7 +149,7 @@ struct OHLCVReaderTests {
 
     @Test func duplicateAndDecreasingTimestamps() {
         expectFailure(good.replacingOccurrences(of: "2023-01-05", with: "2023-01-04"), line: 4, field: "timestamp",
-            contains: "duplicate timestamp '2023-01-04' (same as line 3)")
+            contains: "duplicate timestamp '2023-01-04' (same as line 3's '2023-01-04')")
         expectFailure(good.replacingOccurrences(of: "2023-01-05", with: "2023-01-02"), line: 4, field: "timestamp",
             contains: "is not after line 3")
     }

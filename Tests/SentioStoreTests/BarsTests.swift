@@ -78,7 +78,10 @@ struct BarsTests {
         var rng = SplitMix64(seed: 77)
         var changedIndices = Set<Int>()
         while changedIndices.count < 37 { changedIndices.insert(Int.random(in: 0..<500, using: &rng)) }
-        for i in changedIndices { incoming.close[i] += 0.01 }
+        for i in changedIndices {
+            incoming.close[i] += 0.01
+            incoming.high[i] = max(incoming.high[i], incoming.close[i])  // still a valid bar (high >= close)
+        }
         let expectedConflictTimestamps = changedIndices.sorted().map { incoming.timestamps[$0] }
 
         let report = try store.importSeries(incoming, sourcePath: "new.csv", fingerprint: "new")

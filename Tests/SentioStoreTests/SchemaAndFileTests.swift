@@ -44,7 +44,7 @@ struct SchemaAndFileTests {
         try queue.close()
 
         let store = try SentioDatabase(path: path, mode: .existingOnly)
-        #expect(try store.storedSchemaVersion() == 2)
+        #expect(try store.storedSchemaVersion() == SentioDatabase.schemaVersion)
         let series = try store.loadSeries(symbols: ["OLD"])
         #expect(series.count == 1)
         #expect(series[0].timestamps == [1_700_000_000, 1_700_000_060, 1_700_000_120])

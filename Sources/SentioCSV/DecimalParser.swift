@@ -4,10 +4,20 @@ import Glibc
 import Darwin
 #endif
 
-/// Parses decimal numbers straight from bytes, with results identical to `Double(String)` (correctly rounded).
+/// The one number grammar and parser of every Sentio reader: OHLCV prices and volumes, fund event amounts, cash-flow
+/// (XIRR) amounts and index levels. Results are identical to `Double(String)` (correctly rounded).
 ///
-/// Accepted syntax: optional sign, digits with an optional `.` (at least one digit in all), optional exponent
-/// `e`/`E` with optional sign and digits. No spaces, no `nan`/`inf`, no hexadecimal.
+/// Grammar (ASCII, nothing else in the cell):
+/// ```
+/// number   = [sign] (digits ["." [digits]] | "." digits) [exponent]
+/// exponent = ("e" | "E") [sign] digits
+/// sign     = "+" | "-"
+/// ```
+/// So `12`, `-0.5`, `+3.`, `.25`, `1e3`, `2.5E-4` are numbers; spaces inside the cell, thousands separators,
+/// hexadecimal (`0x10`), `nan`, `inf`, `infinity` and an empty cell are not. A numeral whose value overflows
+/// `Double` gives an infinite result, which every reader rejects as "not a finite number"; one that underflows
+/// rounds to 0 or a subnormal, as `Double(String)` does. Readers then apply their own range rules (prices > 0,
+/// volumes ≥ 0, fund amounts ≥ 0 and exactly representable as `Decimal`, index levels > 0).
 ///
 /// Fast path (Clinger 1990, "How to read floating point numbers accurately"): when the significant digits fit
 /// in a `UInt64` mantissa `m <= 2^53` and the decimal exponent `e` satisfies `|e| <= 22`, both `m` and `10^|e|`
@@ -16,11 +26,41 @@ import Darwin
 /// correctly rounded on glibc.
 public enum DecimalParser {
     /// Exact powers of ten, 10^0 ... 10^22 (all representable in binary64).
-    @usableFromInline
-    static let exactPowersOfTen: [Double] = [
+    public static let exactPowersOfTen: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
         1e18, 1e19, 1e20, 1e21, 1e22,
     ]
+
+    /// 10^k for k in 0...22 (exact), without touching a global: inlined into other modules' hot loops, a table in
+    /// a global would cost a lazy-initialisation check per call.
+    @inlinable @inline(__always)
+    static func powerOfTen(_ k: Int) -> Double {
+        switch k {
+        case 0: return 1e0
+        case 1: return 1e1
+        case 2: return 1e2
+        case 3: return 1e3
+        case 4: return 1e4
+        case 5: return 1e5
+        case 6: return 1e6
+        case 7: return 1e7
+        case 8: return 1e8
+        case 9: return 1e9
+        case 10: return 1e10
+        case 11: return 1e11
+        case 12: return 1e12
+        case 13: return 1e13
+        case 14: return 1e14
+        case 15: return 1e15
+        case 16: return 1e16
+        case 17: return 1e17
+        case 18: return 1e18
+        case 19: return 1e19
+        case 20: return 1e20
+        case 21: return 1e21
+        default: return 1e22
+        }
+    }
 
     /// Parses `text` (ASCII bytes); returns `nil` when it is not a decimal number.
     public static func parse(_ text: some StringProtocol) -> Double? {
@@ -99,9 +139,9 @@ public enum DecimalParser {
             if mantissa <= 1 << 53, exponent >= -22, exponent <= 22 {
                 var value = Double(mantissa)
                 if exponent < 0 {
-                    value /= exactPowersOfTen[-exponent]
+                    value /= powerOfTen(-exponent)
                 } else {
-                    value *= exactPowersOfTen[exponent]
+                    value *= powerOfTen(exponent)
                 }
                 return negative ? -value : value
             }
@@ -117,14 +157,14 @@ public enum DecimalParser {
     /// The mantissa (< 10⁸) and exponent are exactly those of the general path, so the result is the same
     /// correctly rounded `mantissa / 10^fractionDigits`. Anything else (signs, exponents, longer fields,
     /// non-digits) goes to the general path.
-    @inline(__always)
-    static func parse(_ p: UnsafePointer<UInt8>, count: Int, readable: Int) -> Double? {
+    @inlinable @inline(__always)
+    public static func parse(_ p: UnsafePointer<UInt8>, count: Int, readable: Int) -> Double? {
         if count > 0, count <= 8, readable >= 8, let value = parseEightBytes(p, count: count) { return value }
         return parse(p, count: count)
     }
 
     /// The SWAR fast path of ``parse(_:count:readable:)``; `nil` means "not this shape" (not "invalid").
-    @inline(__always)
+    @inlinable @inline(__always)
     static func parseEightBytes(_ p: UnsafePointer<UInt8>, count n: Int) -> Double? {
         let zeros: UInt64 = 0x3030_3030_3030_3030
         // Shifting the field to the top of the word drops the bytes that follow it; the freed low bytes are 0.
@@ -157,7 +197,60 @@ public enum DecimalParser {
         v = (((v & 0x0000_00FF_0000_00FF) &* (100 &+ (1_000_000 &<< 32)))
             &+ (((v &>> 16) & 0x0000_00FF_0000_00FF) &* (1 &+ (10_000 &<< 32)))) &>> 32
         let mantissa = Double(v)
-        return fractionDigits == 0 ? mantissa : mantissa / exactPowersOfTen[fractionDigits]
+        return fractionDigits == 0 ? mantissa : mantissa / powerOfTen(fractionDigits)
+    }
+
+    /// The parts of a numeral of the grammar: sign, significant digits (no leading or trailing zeros; empty for
+    /// zero) and the power of ten they are scaled by, so that the value is `±digits × 10^exponent` exactly.
+    public struct Numeral: Sendable, Equatable {
+        public var negative: Bool
+        public var digits: String
+        public var exponent: Int
+    }
+
+    /// Splits `text` into its ``Numeral`` parts, for readers that keep the exact decimal value (fund amounts);
+    /// `nil` exactly when ``parse(_:)`` returns `nil`. The exponent saturates at ±1,000,000.
+    public static func numeral(_ text: some StringProtocol) -> Numeral? {
+        guard parse(text) != nil else { return nil }
+        let u = Array(text.utf8)
+        var i = 0
+        var negative = false
+        if i < u.count, u[i] == UInt8(ascii: "-") || u[i] == UInt8(ascii: "+") {
+            negative = u[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var digits: [UInt8] = []
+        var exponent = 0
+        var seenDot = false
+        while i < u.count, u[i] != UInt8(ascii: "e"), u[i] != UInt8(ascii: "E") {
+            if u[i] == UInt8(ascii: ".") {
+                seenDot = true
+            } else {
+                if !(digits.isEmpty && u[i] == UInt8(ascii: "0")) { digits.append(u[i]) }
+                if seenDot { exponent -= 1 }
+            }
+            i += 1
+        }
+        if i < u.count {
+            i += 1
+            var exponentNegative = false
+            if u[i] == UInt8(ascii: "-") || u[i] == UInt8(ascii: "+") {
+                exponentNegative = u[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var explicit = 0
+            while i < u.count {
+                explicit = min(explicit * 10 + Int(u[i] - 48), 1_000_000)
+                i += 1
+            }
+            exponent += exponentNegative ? -explicit : explicit
+        }
+        while let last = digits.last, last == UInt8(ascii: "0") {
+            digits.removeLast()
+            exponent += 1
+        }
+        if digits.isEmpty { exponent = 0 }
+        return Numeral(negative: negative, digits: String(decoding: digits, as: UTF8.self), exponent: exponent)
     }
 
     /// Exact fallback for syntax already validated above.
@@ -174,7 +267,7 @@ public enum DecimalParser {
     }
 
     /// Whether `text` spells NaN or infinity (`nan`, `inf`, `infinity`, any case, optional sign).
-    static func spellsNonFinite(_ text: String) -> Bool {
+    public static func spellsNonFinite(_ text: String) -> Bool {
         var t = text.lowercased()
         if t.hasPrefix("-") || t.hasPrefix("+") { t.removeFirst() }
         return t == "nan" || t == "inf" || t == "infinity"

@@ -1,0 +1,232 @@
+import Foundation
+import SentioTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The outputs of one command are all-or-nothing (OutputTransaction): a failed --save writes no file, a crash leaves
+// all old files (plus temporary files that the next run removes) or, once recovered, all new ones.
+
+private let goog = repositoryRoot.appendingPathComponent("Tests/Fixtures/backtest/goog_daily.csv").path
+
+/// The four output options of `sentio backtest`, pointed into `folder`.
+private func outputArguments(_ folder: URL) -> [String] {
+    [
+        "--trades", folder.appendingPathComponent("t.csv").path, "--equity", folder.appendingPathComponent("e.csv").path,
+        "--report", folder.appendingPathComponent("r.html").path,
+        "--portfolio", folder.appendingPathComponent("p.json").path,
+    ]
+}
+
+private let outputNames = ["t.csv", "e.csv", "r.html", "p.json"]
+
+/// The contents of the four outputs (nil for a missing file).
+private func outputs(in folder: URL) -> [String: Data?] {
+    Dictionary(uniqueKeysWithValues: outputNames.map { ($0, try? Data(contentsOf: folder.appendingPathComponent($0))) })
+}
+
+/// Names in `folder` that are temporary files or commit records of an output transaction.
+private func leftovers(in folder: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+        $0.contains(".sentio-tmp-") || $0.hasPrefix(".sentio-commit-")
+    }
+}
+
+@Suite("Command outputs are all-or-nothing", .serialized)
+struct OutputAtomicityTests {
+    /// Runs a backtest writing the four outputs into a fresh folder; returns their contents.
+    static func reference(commission: String) throws -> [String: Data?] {
+        let folder = try temporaryDirectory("sentio-reference")
+        let run = try runSentio(["backtest", goog, "--strategy", "rsi", "--commission", commission] + outputArguments(folder))
+        #expect(run.status == 0, "\(run.stderr)")
+        return outputs(in: folder)
+    }
+
+    @Test("a failing --save (the store is not a database) leaves no output file and no temporary file")
+    func failingSaveWritesNothing() throws {
+        let folder = try temporaryDirectory("sentio-failing-save")
+        let db = folder.appendingPathComponent("not-a-store.sqlite")
+        try Data(repeating: 0x41, count: 4096).write(to: db)
+        let run = try runSentio(["backtest", goog, "--strategy", "rsi", "--save", "--db", db.path] + outputArguments(folder))
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("not an SQLite database"))
+        #expect(outputs(in: folder).values.allSatisfy { $0 == nil })
+        #expect(try leftovers(in: folder).isEmpty)
+
+        // Same with old outputs present: they stay exactly as they were.
+        let old = try Self.reference(commission: "0.002")
+        for (name, data) in old { try data!.write(to: folder.appendingPathComponent(name)) }
+        let again = try runSentio(["backtest", goog, "--strategy", "rsi", "--save", "--db", db.path] + outputArguments(folder))
+        #expect(again.status == 2)
+        #expect(outputs(in: folder) == old)
+        #expect(try leftovers(in: folder).isEmpty)
+    }
+
+    @Test("signals --output with a failing --save writes no file")
+    func signalsFailingSave() throws {
+        let folder = try temporaryDirectory("sentio-signals-save")
+        let db = folder.appendingPathComponent("dir.sqlite")
+        try FileManager.default.createDirectory(at: db, withIntermediateDirectories: true)
+        let out = folder.appendingPathComponent("signals.json")
+        let run = try runSentio(["signals", goog, "--output", out.path, "--save", "--db", db.path])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        #expect(try leftovers(in: folder).isEmpty)
+    }
+
+    @Test("killed after writing its temporary files: old outputs intact; the next run removes the stale files")
+    func crashBeforeCommit() throws {
+        let old = try Self.reference(commission: "0.002"), new = try Self.reference(commission: "0.001")
+        #expect(old != new)
+        let folder = try temporaryDirectory("sentio-crash-staged")
+        for (name, data) in old { try data!.write(to: folder.appendingPathComponent(name)) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["SENTIO_TEST_CRASH_AT"] = "staged"
+        let crashed = try runSentio(
+            ["backtest", goog, "--strategy", "rsi", "--commission", "0.001"] + outputArguments(folder), environment: environment)
+        #expect(crashed.status != 0)
+        #expect(outputs(in: folder) == old)
+        #expect(try leftovers(in: folder).count == 4)  // the stale temporary files of the killed process
+
+        // The next command writing into the folder removes them (their process is gone).
+        let next = try runSentio(["signals", goog, "--output", folder.appendingPathComponent("s.json").path])
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(try leftovers(in: folder).isEmpty)
+        #expect(outputs(in: folder) == old)
+    }
+
+    @Test("killed between renames: the next run completes the commit, so the outputs are all new")
+    func crashDuringRenames() throws {
+        let old = try Self.reference(commission: "0.002"), new = try Self.reference(commission: "0.001")
+        let folder = try temporaryDirectory("sentio-crash-renamed")
+        for (name, data) in old { try data!.write(to: folder.appendingPathComponent(name)) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["SENTIO_TEST_CRASH_AT"] = "renamed"
+        let crashed = try runSentio(
+            ["backtest", goog, "--strategy", "rsi", "--commission", "0.001"] + outputArguments(folder), environment: environment)
+        #expect(crashed.status != 0)
+        let mixed = outputs(in: folder)
+        #expect(mixed != old && mixed != new)  // one file renamed, three not yet
+        #expect(try leftovers(in: folder).contains { $0.hasPrefix(".sentio-commit-") })
+
+        let next = try runSentio(["signals", goog, "--output", folder.appendingPathComponent("s.json").path])
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(outputs(in: folder) == new)
+        #expect(try leftovers(in: folder).isEmpty)
+    }
+
+    @Test("SIGKILL at seeded random moments: after the next run the outputs are all old or all new, no stale files")
+    func randomKills() throws {
+        let old = try Self.reference(commission: "0.002"), new = try Self.reference(commission: "0.001")
+        var rng = SplitMix64(seed: 0x5E57)
+        var seen: Set<String> = []
+        for round in 0..<8 {
+            let folder = try temporaryDirectory("sentio-kill-\(round)")
+            for (name, data) in old { try data!.write(to: folder.appendingPathComponent(name)) }
+            let (process, _, _) = try startSentio(
+                ["backtest", goog, "--strategy", "rsi", "--commission", "0.001"] + outputArguments(folder))
+            usleep(UInt32.random(in: 0...1_500_000, using: &rng))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            // Recovery is done by the next command writing into the folder.
+            let next = try runSentio(["signals", goog, "--output", folder.appendingPathComponent("s.json").path])
+            #expect(next.status == 0, "\(next.stderr)")
+            let state = outputs(in: folder)
+            #expect(state == old || state == new, "round \(round): a mix of old and new outputs")
+            seen.insert(state == old ? "old" : "new")
+            #expect(try leftovers(in: folder).isEmpty, "round \(round)")
+        }
+        print("random kills ended with outputs: \(seen.sorted())")
+    }
+}
+
+@Suite("Negative option values")
+struct NegativeOptionTests {
+    /// Every option of every command, from ArgumentParser's own description of the command line.
+    static func options(of command: [String]) throws -> [(name: String, valueName: String)] {
+        let run = try runSentio(command + ["--experimental-dump-help"])
+        let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
+        let arguments = (json["command"] as! [String: Any])["arguments"] as? [[String: Any]] ?? []
+        return arguments.compactMap { argument in
+            guard argument["kind"] as? String == "option",
+                let name = (argument["names"] as? [[String: Any]])?.first?["name"] as? String
+            else { return nil }
+            return (name, argument["valueName"] as? String ?? "")
+        }
+    }
+
+    /// Value names of numeric options (the commands' help texts), and options whose value name is their own name.
+    static let numericValueNames: Set<String> = ["N", "AMOUNT", "RATE", "BPS", "F", "PCT", "X", "A", "Z", "P", "RSI", "K", "S", "R"]
+    static let numericNames: [String: Set<String>] = [
+        "indicators": ["rsi-period", "volume-window", "atr-period", "ma-period"], "xirr": ["guess", "npv-at"],
+        "runs write-synthetic": ["count", "trades", "points"],
+    ]
+
+    @Test("every numeric option of every command given a negative value (spaced and with =) says what it must be")
+    func everyNumericOption() throws {
+        let folder = try temporaryDirectory("sentio-negative")
+        let flows = folder.appendingPathComponent("flows.csv")
+        try "date,amount\n2020-01-01,-100\n2021-01-01,110\n".write(to: flows, atomically: true, encoding: .utf8)
+        let ohlcv = repositoryRoot.appendingPathComponent("Tests/Fixtures/indicators/goog_ohlcv.csv").path
+        let commands: [(command: [String], base: [String])] = [
+            (["backtest"], [goog]), (["signals"], [goog]), (["indicators"], [ohlcv]),
+            (["generate"], ["--out", folder.appendingPathComponent("gen").path]), (["xirr"], [flows.path]),
+            // bench: the signals workload for the model and market options, a throughput workload for its own three.
+            (["bench"], ["signals", "--bars", "50", "--symbols", "1"]),
+            (["runs", "write-synthetic"], ["--db", folder.appendingPathComponent("s.sqlite").path, "--count", "0"]),
+        ]
+        var checked = 0
+        for (command, base) in commands {
+            for option in try Self.options(of: command)
+            where Self.numericValueNames.contains(option.valueName)
+                || Self.numericNames[command.joined(separator: " "), default: []].contains(option.name)
+            {
+                // Options that only apply with a strategy need it, or the complaint would be about the strategy.
+                var context: [String] = []
+                if command == ["backtest"] && option.name.hasPrefix("rsi-") { context = ["--strategy", "rsi"] }
+                if command == ["backtest"] && option.name == "amount" { context = ["--strategy", "dca"] }
+                var baseWithout = stripping(option.name, from: base)
+                if command == ["bench"] && ["size", "repeat", "threads"].contains(option.name) {
+                    baseWithout = ["csv", "--size", "1000"]
+                }
+                for form in [["--\(option.name)", "-5"], ["--\(option.name)=-5"]] {
+                    let run = try runSentio(command + baseWithout + context + form, in: folder)
+                    let label = "\(command.joined(separator: " ")) \(form.joined(separator: " "))"
+                    #expect(!run.stderr.contains("Missing value"), "\(label): \(run.stderr)")
+                    #expect(run.status == 2, "\(label): exit \(run.status), \(run.stderr)")
+                    // The message states the rule the value breaks.
+                    #expect(
+                        run.stderr.contains("must") || run.stderr.contains("at least"),
+                        "\(label): \(run.stderr)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked >= 2 * 50, "only \(checked) option forms found")
+    }
+
+    /// `base` without `--name VALUE` (the option under test replaces it).
+    private func stripping(_ name: String, from base: [String]) -> [String] {
+        var result: [String] = []
+        var i = 0
+        while i < base.count {
+            if base[i] == "--\(name)" { i += 2; continue }
+            result.append(base[i])
+            i += 1
+        }
+        return result
+    }
+
+    @Test("a negative value of an option that accepts one works spaced as with =")
+    func negativeAllowed() throws {
+        let folder = try temporaryDirectory("sentio-negative-ok")
+        let flows = folder.appendingPathComponent("flows.csv")
+        try "date,amount\n2020-01-01,-100\n2021-01-01,110\n".write(to: flows, atomically: true, encoding: .utf8)
+        let spaced = try runSentio(["xirr", flows.path, "--guess", "-0.5"])
+        let joined = try runSentio(["xirr", flows.path, "--guess=-0.5"])
+        #expect(spaced.status == 0, "\(spaced.stderr)")
+        #expect(spaced.stdout == joined.stdout)
+    }
+}
