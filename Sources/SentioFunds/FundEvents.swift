@@ -86,7 +86,9 @@ public struct FundEventFile: Sendable {
             func fail(_ field: String, _ message: String) -> FundInputError {
                 FundInputError(file: file, line: record.line, field: field, message: message)
             }
-            guard record.cells.count <= header.cells.count else {
+            // Every row has the header's cells (empty ones for an absent due date or status): a short row is
+            // what a truncated or hand-damaged file looks like, and its last cell may be cut short too.
+            guard record.cells.count == header.cells.count else {
                 throw FundInputError(file: file, line: record.line, field: nil,
                     message: "\(record.cells.count) cells but the header has \(header.cells.count) columns")
             }
@@ -214,8 +216,12 @@ public struct FundMetadataFile: Sendable {
             let columns = try SmallCSV.columns(of: header, required: ["id"], optional: ["name", "manager", "domicile", "vintage"], file: file)
             var lines: [String: Int] = [:]
             for record in records.dropFirst() {
+                guard record.cells.count == header.cells.count else {
+                    throw FundInputError(file: file, line: record.line, field: nil,
+                        message: "\(record.cells.count) cells but the header has \(header.cells.count) columns")
+                }
                 func cell(_ name: String) -> String? {
-                    guard let k = columns[name], k < record.cells.count, !record.cells[k].isEmpty else { return nil }
+                    guard let k = columns[name], !record.cells[k].isEmpty else { return nil }
                     return record.cells[k]
                 }
                 guard let id = cell("id") else {

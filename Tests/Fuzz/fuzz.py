@@ -52,9 +52,11 @@ class Invalid(Exception):
     pass
 
 
-def tokenize(line: bytes):
+def tokenize(line: bytes, stray_quotes_ok=False):
     """RFC 4180 cells of one line (no line breaks inside quotes); spaces around cells trimmed; after a closing
-    quote only spaces then a comma or the end of the line."""
+    quote only spaces then a comma or the end of the line. A quote inside an unquoted cell is an error, except
+    for OHLCV files (`stray_quotes_ok`), whose reader leaves such cells to the number and timestamp grammars
+    (which have no quotes) and never reads the other columns."""
     cells = []
     i, n = 0, len(line)
     while True:
@@ -86,7 +88,7 @@ def tokenize(line: bytes):
             if j < 0:
                 j = n
             cell = line[i:j].rstrip(SPACE)
-            if b'"' in cell:
+            if b'"' in cell and not stray_quotes_ok:
                 raise Invalid("quote inside an unquoted cell")
             cells.append(cell)
             i = j
@@ -169,7 +171,7 @@ def read_ohlcv(data: bytes):
     lines = lines_of(data)
     if not lines:
         raise Invalid("empty")
-    header = [c.lower() for c in tokenize(lines[0][1])]
+    header = [c.lower() for c in tokenize(lines[0][1], True)]
     names = {"timestamp": 0, "date": 0, "datetime": 0, "time": 0, "open": 1, "high": 2, "low": 3, "close": 4,
              "volume": 5}
     col = [-1] * 6
@@ -188,7 +190,7 @@ def read_ohlcv(data: bytes):
         raise Invalid("missing column")
     rows = []
     for _, raw in lines[1:]:
-        cells = tokenize(raw)
+        cells = tokenize(raw, True)
         if len(cells) != len(header):
             raise Invalid("column count")
         t = timestamp(cells[col[0]])
@@ -548,6 +550,8 @@ def read_fund_flows(data: bytes):
     funds = {}
     for _, raw in lines[1:]:
         cells = tokenize(raw)
+        if len(cells) != len(header):
+            raise Invalid("column count")
         fid = cells[idx["fund_id"]].decode()
         d = dt.date.fromisoformat(cells[idx["date"]].decode())
         ty = cells[idx["type"]].decode().lower()
@@ -728,8 +732,8 @@ def case_fund(rng, runner, path):
         return None, "rejected"
     try:
         flows = read_fund_flows(data)
-    except Exception as e:  # the oracle cannot read what Sentio accepted
-        return "accepted-invalid (oracle: %s)" % e, None
+    except Invalid as e:
+        return "accepted-invalid (%s)" % e, None
     checked = 0
     for fund in json.loads(out)["funds"]:
         irr = fund.get("irr")

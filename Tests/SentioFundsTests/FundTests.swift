@@ -148,6 +148,11 @@ struct FundInputTests {
         #expect(extra.field == "fee" && extra.message.contains("unknown column"))
         let tooMany = try #require(error(start + "F,2020-02-01,call,5,,,9"))
         #expect(tooMany.line == 3 && tooMany.message.contains("7 cells"))
+        // A truncated last row (its amount possibly cut short too) is not read as a row without a due date.
+        let truncated = try #require(error(start + "F,2020-02-01,call,93003.7"))
+        #expect(truncated.line == 3 && truncated.message == "4 cells but the header has 6 columns")
+        let metadata = #expect(throws: FundInputError.self) { try FundMetadataFile(text: "id,name,vintage\nF1,Fund\n", file: "m.csv") }
+        #expect(metadata?.line == 2 && metadata?.message == "2 cells but the header has 3 columns")
     }
 
     @Test("unknown fund in the metadata names the events line")
