@@ -240,6 +240,9 @@ def xnpv_ok(flows, rate: float, what: str):
     """|XNPV(rate)| <= 1e-9 * sum|a| with Actual/365 Fixed, in 60-digit decimal arithmetic."""
     if not rate > -1:
         return "%s %r is not > -1" % (what, rate)
+    flows = [(d, a) for d, a in flows if a != 0]  # zero flows carry no weight, wherever dated (nor define t0)
+    if not flows:
+        return "%s %r for flows that are all zero" % (what, rate)
     d0 = min(d for d, _ in flows)
     r = Decimal(rate)
     log1p = (1 + r).ln()
@@ -589,6 +592,14 @@ class Runner:
         return p.returncode, p.stdout, p.stderr
 
 
+def reason(err: bytes) -> str:
+    """The kind of a rejection: its message without the file name, numbers and quoted values."""
+    text = err.decode("utf-8", "replace").strip().split("\n")[0]
+    text = re.sub(r"^error: \S+?(:\d+)?:? ", "", text)
+    text = re.sub(r"'[^']*'|[-+]?\d[\d.e+-]*", "#", text)
+    return text[:70]
+
+
 def check_exit(code, err):
     if code is None:
         return "hang"
@@ -622,7 +633,7 @@ def case_ohlcv(rng, runner, path):
             return "accepted-invalid (%s)" % e, None
         return None, "rejected"
     if code == 2:
-        return None, "rejected-valid"
+        return None, "rejected-valid:" + reason(err)
     got = [line.split(",") for line in out.decode().strip().split("\n")[1:]]
     if len(got) != len(expected):
         return "wrong-number: %d rows printed, %d expected" % (len(got), len(expected)), None
@@ -693,8 +704,7 @@ def case_xirr(rng, runner, path):
             return "accepted-invalid (%s)" % e, None
         return None, "rejected"
     if code == 2:
-        # Metamorphic: dropping zero-amount rows must not make it solvable either.
-        return None, "rejected-valid"
+        return None, "rejected-valid:" + reason(err)
     result = json.loads(out)
     rates = [result["xirr"]] + list(result.get("otherRoots", []))
     for k, r in enumerate(rates):
@@ -764,6 +774,7 @@ def main():
     runner = Runner(os.path.abspath(args.sentio), args.timeout, work)
     counts = {k: {} for k in kinds}
     failures = []
+    reasons = {}
     lock = threading.Lock()
 
     def one(index):
@@ -783,6 +794,9 @@ def main():
                 tag = problem.split(":")[0].split(" (")[0]
             else:
                 tag = outcome.split(":")[0]
+                if outcome.startswith("rejected-valid:"):
+                    why = reasons.setdefault(kind, {})
+                    why[outcome[15:]] = why.get(outcome[15:], 0) + 1
                 if outcome.startswith("accepted:"):
                     counts[kind]["values checked"] = counts[kind].get("values checked", 0) + int(outcome.split(":")[1])
             counts[kind][tag] = counts[kind].get(tag, 0) + 1
@@ -796,6 +810,9 @@ def main():
     print("sentio fuzz: %d cases, seed %d" % (args.cases, args.seed))
     for kind in kinds:
         print("  %-6s %s" % (kind, ", ".join("%s %d" % kv for kv in sorted(counts[kind].items()))))
+    for kind in kinds:
+        for why, n in sorted(reasons.get(kind, {}).items(), key=lambda kv: -kv[1])[:5]:
+            print("    %-6s rejected-valid %5d  %s" % (kind, n, why))
     for kind, index, problem, keep in failures[:50]:
         print("FAIL %s case %d: %s (%s)" % (kind, index, problem, keep))
     print("failures: %d" % len(failures))

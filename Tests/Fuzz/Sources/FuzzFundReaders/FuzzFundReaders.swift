@@ -55,7 +55,7 @@ func irrFlows(_ events: [FundEvent]) -> [CashFlow] {
 /// discount factors cannot resolve that bound.
 func verifyRoot(_ rate: Double, _ flows: [CashFlow], what: String) {
     guard rate.isFinite, rate > -1 else { finding("\(what): rate \(rate) is not a rate > -1") }
-    guard let first = flows.map(\.date.daysSinceEpoch).min() else { return }
+    guard let first = flows.filter({ $0.amount != 0 }).map(\.date.daysSinceEpoch).min() else { return }
     let logGrowth = log1p(rate)
     var terms: [Double] = []
     var size = 0.0
