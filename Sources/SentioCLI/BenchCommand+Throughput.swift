@@ -259,6 +259,10 @@ enum ThroughputWorkloads {
 extension BenchCommand {
     /// Option checks for the throughput workloads (exit code 2 on failure).
     func validateThroughput(_ kind: BenchWorkload) throws {
+        // Options of the signals workload are errors here, never silently ignored.
+        for (flag, given) in [("--bars", bars != nil), ("--warmup", warmup != nil), ("--data", !data.isEmpty)] where given {
+            throw ValidationError("\(flag) applies to the signals workload, not to \(kind.rawValue) (use --size and --input)")
+        }
         if let size, size < 1 { throw ValidationError("--size must be at least 1, got \(size)") }
         if kind == .rollingOLS, let size, size < ThroughputWorkloads.regressionWindow {
             throw ValidationError("--size must be at least \(ThroughputWorkloads.regressionWindow) (the window) for rolling-ols, got \(size)")

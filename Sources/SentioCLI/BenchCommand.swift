@@ -100,7 +100,7 @@ struct BenchCommand: ParsableCommand {
     var symbols: Int = 12
 
     @Option(help: ArgumentHelp("Bars per symbol, warm-up included (count; default 20000).", valueName: "N"))
-    var bars: Int = 20_000
+    var bars: Int?
 
     @Option(help: ArgumentHelp("Bars per symbol fed before timing starts (count; default: the model's warm-up plus one regression window, 265 with default parameters).", valueName: "N"))
     var warmup: Int?
@@ -153,21 +153,24 @@ struct BenchCommand: ParsableCommand {
             throw ValidationError("\(flag) applies to the throughput workloads, not to signals (use --bars and --data)")
         }
         guard (1...12).contains(symbols) else { throw ValidationError("--symbols must be in 1...12, got \(symbols)") }
-        guard bars >= 2 else { throw ValidationError("--bars must be at least 2, got \(bars)") }
-        if let warmup, warmup < 0 || warmup >= bars {
-            throw ValidationError("--warmup must be in 0..<--bars (\(bars)), got \(warmup)")
+        guard signalBars >= 2 else { throw ValidationError("--bars must be at least 2, got \(signalBars)") }
+        if let warmup, warmup < 0 || warmup >= signalBars {
+            throw ValidationError("--warmup must be in 0..<--bars (\(signalBars)), got \(warmup)")
         }
     }
+
+    /// Bars per symbol of the signals workload.
+    var signalBars: Int { bars ?? 20_000 }
 
     func run() throws {
         switch BenchWorkload(rawValue: workload)! {
         case .signals where ProcessInfo.processInfo.environment[MallocCounter.childEnvironmentKey] != nil:
             print(try SignalsBenchmark(
-                config: try model.resolve(), symbols: symbols, bars: bars, warmup: warmup, data: data, seed: seed
+                config: try model.resolve(), symbols: symbols, bars: signalBars, warmup: warmup, data: data, seed: seed
             ).countAllocations())
         case .signals:
             let result = try SignalsBenchmark(
-                config: try model.resolve(), symbols: symbols, bars: bars, warmup: warmup, data: data, seed: seed
+                config: try model.resolve(), symbols: symbols, bars: signalBars, warmup: warmup, data: data, seed: seed
             ).run()
             switch format {
             case .json: print(BenchCommand.json(result.report))

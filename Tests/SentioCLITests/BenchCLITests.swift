@@ -218,6 +218,10 @@ struct BenchCLITests {
         (["bench", "backtest-rsi", "--input", "Data/market", "--size", "600"], "has only 504 bars"),
         (["bench", "backtest-rsi", "--symbols", "13"], "--symbols must be in 1...12"),
         (["bench", "xirr", "--input", "Data/market/TQQQ.csv"], "expected the header 'series,date,amount'"),
+        (["bench", "csv", "--bars", "-5"], "--bars applies to the signals workload, not to csv"),
+        (["bench", "rsi", "--warmup", "3"], "--warmup applies to the signals workload, not to rsi"),
+        (["bench", "xirr", "--data", "Data/market"], "--data applies to the signals workload, not to xirr"),
+        (["bench", "signals", "--bars", "1"], "--bars must be at least 2"),
     ])
     func badOptionsExitWith2(arguments: [String], message: String) throws {
         let run = try runSentio(arguments)
