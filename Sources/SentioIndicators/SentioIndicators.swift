@@ -14,20 +14,7 @@ import SentioCore
 func collectSeries<E: Error>(
     count: Int, lookback: Int, _ update: (Int) throws(E) -> Double?
 ) throws(E) -> IndicatorSeries {
-    var failure: E?
-    let values = makeDoubleArray(count: count) { out in
-        for i in 0..<count {
-            do throws(E) {
-                out[i] = try update(i) ?? .nan
-            } catch {
-                failure = error
-                for j in i..<count { out[j] = .nan }
-                return
-            }
-        }
-    }
-    if let failure { throw failure }
-    return IndicatorSeries(values: values, firstValidIndex: lookback)
+    try collectSeries(count: count, lookback: lookback, state: ()) { (_, i) throws(E) in try update(i) }
 }
 
 /// Runs `step` over indices `0..<count` on a local copy of `state` (so that the state can live in registers
