@@ -116,7 +116,9 @@ public struct LedgerEntry: Sendable, Hashable {
     public static func entries(text: String, file: String, lenient: Bool = false) throws(SavingsInputError)
         -> (entries: [LedgerEntry], skipped: [SavingsInputError])
     {
-        let (records, syntaxSkipped) = try SavingsCSV.records(text, file: file, lenient: lenient)
+        // Tokenize leniently even in strict mode, so that the error is the first bad line, whether its problem
+        // is CSV syntax or a cell.
+        let (records, syntaxSkipped) = try SavingsCSV.records(text, file: file, lenient: true)
         let header = try SavingsCSV.header(records, file: file, expected: "id,child_id,date,type,amount,description,category,created_by")
         let columns = try SavingsCSV.columns(
             of: header, required: ["id", "child_id", "date", "type", "amount"], optional: ["description", "category", "created_by"],
@@ -142,10 +144,14 @@ public struct LedgerEntry: Sendable, Hashable {
                     id: id, childID: childID, timestamp: timestamp, type: type, amount: amount, description: row.cell("description"),
                     category: row.cell("category"), createdBy: row.cell("created_by"), line: record.line))
             } catch {
-                guard lenient else { throw error }
+                guard lenient else {
+                    if let first = syntaxSkipped.first, (first.line ?? 0) < (error.line ?? 0) { throw first }
+                    throw error
+                }
                 skipped.append(error)
             }
         }
+        if !lenient, let first = syntaxSkipped.first { throw first }
         skipped.sort { ($0.line ?? 0) < ($1.line ?? 0) }
         return (entries, skipped)
     }
