@@ -42,6 +42,8 @@ public struct InvestorCurrencyMarket: Sendable {
     public var series: [OHLCVSeries]
     /// The original series (prices in the asset's currency).
     public var assetSeries: [OHLCVSeries]
+    /// The exchange rates the prices were translated with.
+    public var rates: ExchangeRates
     /// Per symbol and bar: the rate used.
     public var barRates: [[Double]]
     /// Bars converted with an earlier day's rate (no rate on the bar's date), in symbol then bar order.
@@ -51,6 +53,7 @@ public struct InvestorCurrencyMarket: Sendable {
     ///   every rate.
     public init(assetSeries: [OHLCVSeries], rates: ExchangeRates, ratesName: String = "the FX series") throws(BacktestError) {
         self.assetSeries = assetSeries
+        self.rates = rates
         var converted: [OHLCVSeries] = []
         var barRates: [[Double]] = []
         var previous: [(String, CivilDate, CivilDate)] = []

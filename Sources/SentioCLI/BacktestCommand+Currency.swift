@@ -38,9 +38,7 @@ extension BacktestCommand {
     }
 
     func currencyReport(_ translated: InvestorCurrencyMarket, result: BacktestResult) throws -> CurrencyReport {
-        let file = try FXRateFile(text: try readTextFile(fx!, role: "FX"), file: fx!)
-        let rates = ExchangeRates(dates: file.dates, rates: file.rates)
-        let stepRates = try CurrencyViews.stepRates(result, rates: rates)
+        let stepRates = try CurrencyViews.stepRates(result, rates: translated.rates)
         return CurrencyReport(
             investor: currency!, fxFile: fx!, views: CurrencyViews(result: result, stepRates: stepRates),
             executions: translated.executions(of: result), previousRateBars: translated.previousRateBars.count,

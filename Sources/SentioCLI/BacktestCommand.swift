@@ -436,6 +436,8 @@ struct BacktestReport {
             ("rsiUpper", isRSI ? .number(command.rsiUpper ?? 70) : .null),
             ("amount", isDCA ? .number(command.amount ?? 1_000) : .null),
             ("every", isDCA ? .string((command.every ?? .month).rawValue) : .null),
+            ("currency", .value(command.currency)),
+            ("fx", .value(command.fx)),
             ("signalModel", command.strategy == .sentio ? BacktestJSON.encoding(SignalModelConfig()) : .null),
         ])
     }
