@@ -30,67 +30,70 @@ public struct SavingsInputError: UserInputError, Equatable, Hashable {
 }
 
 /// The small allowance files as records of cells, tokenized by the one Sentio CSV tokenizer
-/// (`CSVTokenizer` through `CSVRecords`: RFC 4180 quoting, text after a closing quote is an error, quoted cells do
+/// (`CSVTokenizer`, as `CSVRecords` calls it: RFC 4180 quoting, text after a closing quote is an error, quoted cells do
 /// not span lines, LF or CRLF, BOM ignored, blank lines skipped, cells trimmed of spaces).
 enum SavingsCSV {
-    typealias Record = CSVRecords.Record
+    /// One non-blank line's cells with its 1-based line number.
+    struct Record: Sendable, Equatable {
+        var line: Int
+        var cells: [String]
+    }
 
-    /// The records of `text`. A line that breaks the tokenizer's rules is an error, or with `lenient` (for rows
-    /// after the header) skipped and returned in `skipped`; a broken header is always an error.
+    /// The records of `text`, line by line through `CSVTokenizer` (the same calls as `CSVRecords`, so the same
+    /// rules), in one pass. A line that breaks the tokenizer's rules is an error, or with `lenient` (for rows after
+    /// the header) skipped and returned in `skipped`; a broken header is always an error.
     static func records(_ text: String, file: String, lenient: Bool = false) throws(SavingsInputError)
         -> (records: [Record], skipped: [SavingsInputError])
     {
+        var copy = text
         var records: [Record] = []
         var skipped: [SavingsInputError] = []
-        var rest = Substring(text)
-        var lineOffset = 0
-        while true {
-            do throws(CSVRecords.Failure) {
-                let chunk = try CSVRecords(text: String(rest)).records
-                records += chunk.map { var r = $0; r.line += lineOffset; return r }
-                return (records, skipped)
-            } catch {
-                let header = records.first?.cells ?? (lineOffset == 0 ? error.header : nil)
-                let line = error.line + lineOffset
-                var field: String? = nil
-                if let header, error.error.cell < header.count, !header[error.error.cell].isEmpty {
-                    field = EchoedText.show(header[error.error.cell])
+        var fatal: SavingsInputError?
+        copy.withUTF8 { buffer in
+            guard let b = buffer.baseAddress, buffer.count > 0 else { return }
+            let n = buffer.count
+            var position = CSVTokenizer.firstLineStart(buffer)
+            var lineNumber = 0
+            var starts = [Int](repeating: 0, count: 16), ends = [Int](repeating: 0, count: 16)
+            while position < n {
+                let (start, end) = CSVTokenizer.nextLine(b, count: n, position: &position)
+                lineNumber += 1
+                if CSVTokenizer.isBlank(b, from: start, to: end) { continue }
+                do throws(CSVSyntaxError) {
+                    var found = 0
+                    while true {
+                        let capacity = starts.count
+                        found = try starts.withUnsafeMutableBufferPointer { (s) throws(CSVSyntaxError) -> Int in
+                            try ends.withUnsafeMutableBufferPointer { (e) throws(CSVSyntaxError) -> Int in
+                                try CSVTokenizer.splitLine(
+                                    b, from: start, to: end, readableEnd: n, starts: s.baseAddress!, ends: e.baseAddress!,
+                                    capacity: capacity)
+                            }
+                        }
+                        if found <= capacity { break }
+                        starts = [Int](repeating: 0, count: found)
+                        ends = [Int](repeating: 0, count: found)
+                    }
+                    let cells = (0..<found).map { CSVTokenizer.unescapedString(b, from: starts[$0], to: ends[$0], lineStart: start) }
+                    records.append(Record(line: lineNumber, cells: cells))
+                } catch {
+                    var field: String? = nil
+                    if let header = records.first?.cells, error.cell < header.count, !header[error.cell].isEmpty {
+                        field = EchoedText.show(header[error.cell])
+                    }
+                    let failure = SavingsInputError(
+                        file: file, line: lineNumber, field: field,
+                        message: field == nil ? "column \(error.cell + 1): \(error.message)" : error.message)
+                    guard lenient, !records.isEmpty else {
+                        fatal = failure
+                        return
+                    }
+                    skipped.append(failure)
                 }
-                let failure = SavingsInputError(
-                    file: file, line: line, field: field,
-                    message: field == nil ? "column \(error.error.cell + 1): \(error.error.message)" : error.error.message)
-                let headerBroken = records.isEmpty && error.header == nil && lineOffset == 0
-                guard lenient, !headerBroken else { throw failure }
-                // Keep the records before the failing line, skip that line, go on after it.
-                let (before, after) = split(rest, atLine: error.line)
-                if let kept = try? CSVRecords(text: String(before)).records {
-                    records += kept.map { var r = $0; r.line += lineOffset; return r }
-                }
-                skipped.append(failure)
-                rest = after
-                lineOffset += error.line
-                if rest.isEmpty { return (records, skipped) }
             }
         }
-    }
-
-    /// `text` cut around its 1-based line `line`: the lines before it (with their line breaks) and the text
-    /// after its line break.
-    static func split(_ text: Substring, atLine line: Int) -> (before: Substring, after: Substring) {
-        let utf8 = text.utf8
-        var breaks = 0
-        var beforeEnd = utf8.startIndex
-        var u = utf8.startIndex
-        while u != utf8.endIndex {
-            if utf8[u] == UInt8(ascii: "\n") {
-                breaks += 1
-                let next = utf8.index(after: u)
-                if breaks == line - 1 { beforeEnd = next }
-                if breaks == line { return (text[..<beforeEnd], text[next...]) }
-            }
-            u = utf8.index(after: u)
-        }
-        return (text[..<beforeEnd], text[text.endIndex...])
+        if let fatal { throw fatal }
+        return (records, skipped)
     }
 
     /// Maps the header row to column indices, checking required columns and rejecting unknown or duplicate ones
@@ -126,7 +129,7 @@ enum SavingsCSV {
 
 /// One row's cells by column name, with errors naming the file, line and field.
 struct SavingsRow {
-    var record: CSVRecords.Record
+    var record: SavingsCSV.Record
     var columns: [String: Int]
     var file: String
 
@@ -141,7 +144,7 @@ struct SavingsRow {
     }
 
     /// Every row has the header's number of cells (a short row is what a truncated file looks like).
-    func checkCellCount(header: CSVRecords.Record) throws(SavingsInputError) {
+    func checkCellCount(header: SavingsCSV.Record) throws(SavingsInputError) {
         guard record.cells.count == header.cells.count else {
             throw error(nil, "\(record.cells.count) cells but the header has \(header.cells.count) columns")
         }

@@ -175,4 +175,35 @@ struct AllowancePropertyTests {
             #expect(try AllowanceReport(children: kids, ledger: other, goals: goals, asOf: asOf) == report)
         }
     }
+
+    @Test("damaged lines: lenient skips exactly them and reads the rest as if they were blank; strict names the first (2,000 ledgers)")
+    func damagedLines() throws {
+        var rng = SplitMix64(seed: 0x15_0004)
+        for _ in 0..<2_000 {
+            let rows = randomRows(&rng)
+            guard !rows.isEmpty else { continue }
+            var lines = csv(rows, &rng).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            var blanked = lines
+            var damaged: [Int] = []
+            for k in 1..<(lines.count - 1) where Int.random(in: 0..<5, using: &rng) == 0 {
+                let damage = [",\"x\"y", ",\"open", ",a\"b"][Int.random(in: 0..<3, using: &rng)]
+                lines[k] += damage
+                blanked[k] = ""
+                damaged.append(k + 1)
+            }
+            let text = lines.joined(separator: "\n"), clean = blanked.joined(separator: "\n")
+            let book = try AllowanceLedger(text: text, file: "l.csv", children: kids, lenient: true)
+            let reference = try AllowanceLedger(text: clean, file: "l.csv", children: kids, lenient: true)
+            #expect(book.postings == reference.postings)
+            #expect(book.skipped.filter { !$0.message.contains("insufficient funds") }.map(\.line) == damaged)
+            #expect(Set(book.skipped) == Set(reference.skipped).union(book.skipped.filter { damaged.contains($0.line ?? 0) }))
+            let strict = Result { () throws(SavingsInputError) -> AllowanceLedger in try AllowanceLedger(text: text, file: "l.csv", children: kids) }
+            if case .failure(let error) = strict {
+                // The first damaged line, else the first overdraft in time order.
+                #expect(error.line == damaged.first ?? oracle(rows).rejected.first.map { $0 + 2 })
+            } else {
+                #expect(damaged.isEmpty && reference.skipped.isEmpty)
+            }
+        }
+    }
 }
