@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Dependencies point one way, toward SentioCore:
-//   SentioCLI → Sentio (umbrella) → {Store, Reports, Backtest, Signals, Funds, Data, Indicators} → SentioCore → CSentioLinearAlgebra
-// SentioData and SentioFunds share SentioCSV (the one CSV tokenizer, number grammar and text-file reader).
+//   SentioCLI → Sentio (umbrella) → {Store, Reports, Backtest, Signals, Funds, Savings, Data, Indicators} → SentioCore → CSentioLinearAlgebra
+// SentioData, SentioFunds and SentioSavings share SentioCSV (the one CSV tokenizer, number grammar and text-file reader).
 // The core knows nothing of CSV, SQLite or the command line.
 let package = Package(
     name: "Sentio",
@@ -30,6 +30,7 @@ let package = Package(
         .target(name: "SentioIndicators", dependencies: ["SentioCore"]),
         .target(name: "SentioSignals", dependencies: ["SentioCore", "SentioIndicators"]),
         .target(name: "SentioFunds", dependencies: ["SentioCore", "SentioCSV"]),
+        .target(name: "SentioSavings", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioBacktest", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioFunds"]),
         .target(
             name: "SentioStore",
@@ -40,7 +41,7 @@ let package = Package(
             name: "Sentio",
             dependencies: [
                 "SentioCore", "SentioData", "SentioIndicators", "SentioSignals", "SentioFunds",
-                "SentioBacktest", "SentioStore", "SentioReports",
+                "SentioBacktest", "SentioStore", "SentioReports", "SentioSavings",
             ]
         ),
         .executableTarget(
@@ -55,6 +56,7 @@ let package = Package(
         .testTarget(name: "SentioIndicatorsTests", dependencies: ["SentioIndicators", "SentioData", "SentioTestSupport"]),
         .testTarget(name: "SentioSignalsTests", dependencies: ["SentioSignals", "SentioData", "SentioTestSupport"]),
         .testTarget(name: "SentioFundsTests", dependencies: ["SentioFunds", "SentioTestSupport"]),
+        .testTarget(name: "SentioSavingsTests", dependencies: ["SentioSavings", "SentioTestSupport"]),
         .testTarget(name: "SentioBacktestTests", dependencies: ["SentioBacktest", "SentioData", "SentioTestSupport"]),
         .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
         .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),

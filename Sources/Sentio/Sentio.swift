@@ -5,5 +5,6 @@
 @_exported import SentioFunds
 @_exported import SentioIndicators
 @_exported import SentioReports
+@_exported import SentioSavings
 @_exported import SentioSignals
 @_exported import SentioStore

@@ -85,6 +85,15 @@ struct BacktestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("dca: investing period, week or month (default month).", valueName: "PERIOD"))
     var every: BacktestPeriodOption?
 
+    @Option(help: ArgumentHelp("dca: the investor's currency (e.g. GBP) when the prices are in USD; needs --fx. Contributions (--amount) are in this currency, converted at each execution day's FX close; fractional shares; results in both currencies (default: none, all in the prices' currency).", valueName: "CODE"))
+    var currency: String?
+
+    @Option(help: ArgumentHelp("With --currency: daily rates of the pair (e.g. GBPUSD, USD per GBP) as CSV date,rate or OHLCV-style (close = rate). A day without a rate uses the last rate before it (reported on standard error).", valueName: "FILE"))
+    var fx: String?
+
+    @Option(help: ArgumentHelp("With --currency: write one NDJSON line per DCA execution (event dca_executed, snake_case, decimals as strings) to FILE.", valueName: "FILE"))
+    var events: String?
+
     @Option(help: ArgumentHelp("Comma-separated symbols to use from the data (default: all).", valueName: "LIST"))
     var symbols: String?
 
@@ -146,15 +155,19 @@ struct BacktestCommand: ParsableCommand {
             if stopLoss != nil || takeProfit != nil { throw ValidationError("--stop-loss and --take-profit do not apply to --strategy dca (it never sells)") }
         }
         if !save && label != nil { throw ValidationError("--label applies to --save only") }
+        try validateCurrencyOptions()
         try validateDataSource()
-        let outputs = [trades, equity, portfolio, reportPath].compactMap { $0 }
-        if Set(outputs).count != outputs.count { throw ValidationError("--trades, --equity, --portfolio and --report must be different files") }
+        let outputs = [trades, equity, portfolio, reportPath, events].compactMap { $0 }
+        if Set(outputs).count != outputs.count { throw ValidationError("--trades, --equity, --portfolio, --report and --events must be different files") }
     }
 
     func run() throws {
         let clock = ContinuousClock()
         let started = clock.now
-        let market = try loadMarket()
+        let assetMarket = try loadMarket()
+        // --currency: the same simulator on prices translated into the investor's currency (InvestorCurrencyMarket).
+        let translated = try translatedMarket(assetMarket)
+        let market = try translated.map { try Market($0.series) } ?? assetMarket
         let backtestConfiguration = makeConfiguration(symbolCount: market.series.count)
         let progressBar = BacktestProgressBar(started: started)
         let backtest = Backtest(backtestConfiguration, progress: { done, total in progressBar.update(done, total) })
@@ -181,7 +194,8 @@ struct BacktestCommand: ParsableCommand {
         }
         progressBar.finish()
         let statistics = BacktestStatistics(result)  // money-weighted return by SentioFunds' xirr
-        let report = BacktestReport(command: self, market: market, result: result, statistics: statistics)
+        var report = BacktestReport(command: self, market: market, result: result, statistics: statistics)
+        if let translated { report.currency = try currencyReport(translated, result: result) }
         // All outputs or none: each file is written to a temporary file first; the run is saved (one store
         // transaction); only then are the files renamed into place. Any failure leaves every old file as it was.
         let outputs = OutputTransaction()
@@ -192,6 +206,7 @@ struct BacktestCommand: ParsableCommand {
             try outputs.stage(path, text: BacktestReportRenderer().render(content))
         }
         if let path = portfolio { try outputs.stage(path, text: report.portfolioJSON().rendered(pretty: true) + "\n") }
+        if let path = events, let currency = report.currency { try outputs.stage(path, text: currency.eventsNDJSON()) }
         OutputTransaction.reachedStagedPoint()
         var saved: String?
         if save {
@@ -271,7 +286,7 @@ struct BacktestCommand: ParsableCommand {
             fill: fill == .close ? .close : .nextOpen,
             costs: TradingCosts(commissionRate: commission, feePerOrder: fee, slippageBasisPoints: slippageBps),
             sizing: resolvedSizing(symbolCount: symbolCount),
-            fractionalShares: fractional,
+            fractionalShares: fractional || currency != nil,
             stopLossPercent: stopLoss,
             takeProfitPercent: takeProfit,
             stopReference: .decisionClose)
@@ -384,6 +399,8 @@ struct BacktestReport {
     let market: Market
     let result: BacktestResult
     let statistics: BacktestStatistics
+    /// With --currency: the run in both currencies.
+    var currency: CurrencyReport? = nil
 
     /// Most recent closed trades listed in the portfolio file.
     static let recentTradeLimit = 50
@@ -419,6 +436,8 @@ struct BacktestReport {
             ("rsiUpper", isRSI ? .number(command.rsiUpper ?? 70) : .null),
             ("amount", isDCA ? .number(command.amount ?? 1_000) : .null),
             ("every", isDCA ? .string((command.every ?? .month).rawValue) : .null),
+            ("currency", .value(command.currency)),
+            ("fx", .value(command.fx)),
             ("signalModel", command.strategy == .sentio ? BacktestJSON.encoding(SignalModelConfig()) : .null),
         ])
     }
@@ -493,6 +512,7 @@ struct BacktestReport {
                     ("unrealizedPnL", .number(p.unrealizedPnL)),
                 ])
             })),
+            ("currency", currency?.json() ?? .null),
             ("config", configJSON()),
             ("conventions", conventionsJSON()),
         ])
@@ -639,6 +659,7 @@ struct BacktestReport {
             rows.append(("Time-weighted return", f(s.timeWeightedReturnPercent, 2, " %")))
             rows.append(("Money-weighted return", f(s.moneyWeightedReturnPercent, 2, " % a year (XIRR)")))
         }
+        if let currency { rows += currency.tableRows() }
         rows.append(("CAGR", f(s.cagrPercent, 2, " %")))
         rows.append(("Annualized volatility", f(s.annualizedVolatilityPercent, 2, " %")))
         rows.append(("Sharpe ratio", f(s.sharpeRatio, 3)))

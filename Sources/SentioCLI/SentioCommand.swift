@@ -15,7 +15,7 @@ import Darwin
 struct SentioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sentio",
-        abstract: "Quant and fund analytics: indicators, signals, backtests, XIRR and PME.",
+        abstract: "Quant, fund and savings analytics: indicators, signals, backtests, XIRR, PME and allowance ledgers.",
         discussion: """
             Exit codes: 0 success; 2 bad input or usage; 1 internal error.
             Run `sentio help SUBCOMMAND` for the options of each command.
@@ -28,6 +28,7 @@ struct SentioCommand: ParsableCommand {
             GenerateCommand.self,
             XirrCommand.self,
             FundCommand.self,
+            AllowanceCommand.self,
             ImportCommand.self,
             RunsCommand.self,
             BenchCommand.self,

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import Sentio
+
+struct AllowanceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "allowance",
+        abstract: "Allowance ledger: balances, monthly earned/spent/net, spending by category and savings goals per child.",
+        discussion: """
+            LEDGER is a CSV `id,child_id,date,type,amount[,description,category,created_by]`: type credit or debit, \
+            amount > 0 with at most 2 decimal places, date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC); allowance \
+            payments are credits with category Allowance. --children is a CSV \
+            `child_id,first_name,last_name,weekly_allowance,allowance_day` (monday…sunday); --goals a CSV \
+            `id,child_id,name,target_amount,created`.
+            Each child's rows apply in time order; a debit larger than the balance is rejected (insufficient \
+            funds): an error naming the line, or with --lenient skipped and reported (balances never go negative).
+            Goal: current = balance capped at the target; weekly saving rate = (credits − debits) over the last 8 \
+            complete weeks before the as-of date ÷ 8 (the whole weeks available when the history is shorter, at \
+            least 1); estimated completion = as-of + ceil((target − current) ÷ rate) × 7 days, null when the rate \
+            ≤ 0; status achieved, onTrack or stalled. The full rules are in the SentioSavings documentation.
+            """)
+
+    @Argument(help: "Ledger CSV: id,child_id,date,type,amount[,description,category,created_by].")
+    var ledger: String
+
+    @Option(help: "Children CSV: child_id,first_name,last_name,weekly_allowance,allowance_day.")
+    var children: String
+
+    @Option(help: "Savings goals CSV: id,child_id,name,target_amount,created. Default: none (no goals).")
+    var goals: String?
+
+    @Option(name: .customLong("as-of"), help: "As-of date YYYY-MM-DD: rows dated on or before it count. Default: the date of the ledger's last accepted row.")
+    var asOf: String?
+
+    @Option(help: "Output format: table or json.")
+    var format: TableOrJSON = .table
+
+    enum TableOrJSON: String, ExpressibleByArgument, CaseIterable { case table, json }
+
+    @Flag(name: .customLong("lenient"), help: "Skip bad ledger rows (malformed, unknown child, repeated id, insufficient funds) instead of failing on the first one; a summary goes to standard error, every skipped row to --rejects.")
+    var lenient = false
+
+    @Option(help: ArgumentHelp("With --lenient: write every skipped ledger row to this CSV file (file,line,reason), atomically.", valueName: "FILE"))
+    var rejects: String?
+
+    func validate() throws {
+        if let asOf, CivilDate(iso: asOf) == nil {
+            throw ValidationError("--as-of must be a date YYYY-MM-DD, got '\(asOf)'")
+        }
+        if rejects != nil && !lenient { throw ValidationError("--rejects needs --lenient (strict reading stops at the first bad row)") }
+        if let rejects, rejects.isEmpty { throw ValidationError("--rejects needs a file name") }
+    }
+
+    func run() throws {
+        let childList = try AllowanceChild.children(text: try readTextFile(children, role: "children"), file: children)
+        let book = try AllowanceLedger(
+            text: try readTextFile(ledger, role: "ledger"), file: ledger, children: childList, lenient: lenient)
+        let goalList = try goals.map { try SavingsGoal.goals(text: try readTextFile($0, role: "goals"), file: $0, children: childList) } ?? []
+        let report = try AllowanceReport(
+            children: childList, ledger: book, goals: goalList, goalsFile: goals ?? "goals", asOf: asOf.flatMap { CivilDate(iso: $0) })
+        if lenient {
+            if !book.skipped.isEmpty {
+                printError("warning: \(ledger): skipped \(book.skipped.count) row(s) (--lenient)")
+                for row in book.skipped.prefix(LenientOptions.summaryLimit) { printError("  \(row.description)") }
+                if book.skipped.count > LenientOptions.summaryLimit {
+                    let rest = book.skipped.count - LenientOptions.summaryLimit
+                    printError(rejects.map { "  ... and \(rest) more (all listed in \($0))" } ?? "  ... and \(rest) more (--rejects FILE lists them all)")
+                }
+            }
+            if let rejects { try AtomicFile.write(path: rejects, bytes: Array(Self.rejectsCSV(file: ledger, book.skipped).utf8)) }
+        }
+        switch format {
+        case .table: print(report.table(), terminator: "")
+        case .json: print(report.json(), terminator: "")
+        }
+    }
+
+    /// The `--rejects` CSV: header `file,line,reason`, one row per skipped ledger row in line order.
+    static func rejectsCSV(file: String, _ skipped: [SavingsInputError]) -> String {
+        func cell(_ s: String) -> String {
+            s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+        }
+        var text = "file,line,reason\n"
+        for row in skipped { text += "\(cell(file)),\(row.line.map(String.init) ?? ""),\(cell(row.reason))\n" }
+        return text
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+extension AllowanceReport {
+    /// The report as plain text: per child the balance and allowance, the monthly table, spending by category and
+    /// goals (amounts with two decimals, percentages with two decimals and `%`). The transactions are only in the
+    /// JSON.
+    public func table() -> String {
+        func money(_ d: Decimal) -> String { SavingsMoney.text(d) }
+        func pad(_ s: String, _ width: Int, right: Bool = true) -> String {
+            let gap = String(repeating: " ", count: max(0, width - s.count))
+            return right ? gap + s : s + gap
+        }
+        var out = "Allowance as of \(asOf)\n"
+        for child in children {
+            let name = child.lastName.isEmpty ? child.firstName : "\(child.firstName) \(child.lastName)"
+            out += "\n\(name) (\(child.childId))\n"
+            out += "  Balance              \(money(child.currentBalance))\n"
+            out += "  Weekly allowance     \(money(child.weeklyAllowance))\n"
+            out += "  Last allowance       \(child.lastAllowanceDate ?? "none")\n"
+            let days = child.daysUntilAllowance == 1 ? "1 day" : "\(child.daysUntilAllowance) days"
+            out += "  Next allowance       \(child.nextAllowanceDate) (in \(days))\n"
+            out += "  Transactions         \(child.transactions.count)\n"
+            if !child.monthly.isEmpty {
+                out += "  \(pad("Month", 8, right: false))\(pad("Earned", 14))\(pad("Spent", 14))\(pad("Net", 14))\n"
+                for m in child.monthly {
+                    out += "  \(pad(m.month, 8, right: false))\(pad(money(m.earned), 14))\(pad(money(m.spent), 14))\(pad(money(m.net), 14))\n"
+                }
+            }
+            if !child.spendingByCategory.isEmpty {
+                out += "  Spending by category\n"
+                let width = max(8, child.spendingByCategory.map(\.category.count).max() ?? 0)
+                for c in child.spendingByCategory {
+                    out += "    \(pad(c.category, width, right: false))\(pad(money(c.amount), 14))\(pad(money(c.percentage) + " %", 10))\n"
+                }
+            }
+            for g in child.goals {
+                out += "  Goal \(g.name) (\(g.id)): \(money(g.currentAmount)) of \(money(g.targetAmount)) (\(money(g.progressPercent)) %), "
+                    + "saving \(money(g.weeklySavingRate))/week, "
+                    + "\(g.estimatedCompletionDate.map { "estimated \($0)" } ?? "no estimate"), \(g.status.rawValue)\n"
+            }
+        }
+        return out
+    }
+}
