@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioTestSupport"]),
         .testTarget(
             name: "SentioAPITests",
-            dependencies: ["SentioAPI", "SentioData", "SentioTestSupport"],
+            dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport"],
             exclude: ["Golden"]
         ),
     ]

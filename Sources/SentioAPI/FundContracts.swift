@@ -33,14 +33,21 @@ public enum FundContracts {
     ///   `PENDING`; due date passed (`asOf > dueDate`) → `OVERDUE`. The file's PENDING/OVERDUE is thus
     ///   re-derived for the as-of date rather than trusted.
     public static func paymentStatus(of call: CapitalCall, asOf: CivilDate) -> PaymentStatus {
-        switch call.status {
+        paymentStatus(status: call.status, callDate: call.callDate, dueDate: call.dueDate, asOf: asOf)
+    }
+
+    /// ``paymentStatus(of:asOf:)`` from the call's fields: its status in the events data, call date and due date.
+    public static func paymentStatus(
+        status: CapitalCallStatus, callDate: CivilDate, dueDate: CivilDate?, asOf: CivilDate
+    ) -> PaymentStatus {
+        switch status {
         case .paid:
-            if let due = call.dueDate, call.callDate > due { return .late }
+            if let due = dueDate, callDate > due { return .late }
             return .paid
         case .late:
             return .late
         case .pending, .overdue:
-            if let due = call.dueDate, asOf > due { return .overdue }
+            if let due = dueDate, asOf > due { return .overdue }
             return .pending
         }
     }
