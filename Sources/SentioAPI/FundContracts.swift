@@ -15,7 +15,8 @@ import SentioSignals
 /// `dueDate` the due date (`null` when the events give none), `callAmount` the amount, `url` from `urls`
 /// (keyed by the engine's call id, e.g. `NVP-III-C001`) else `null`, and `parsedData`
 /// `{"callNumber": "n", "percentage": "p%"}` with p = 100 × amount / commitment as of the as-of date, rounded
-/// to 2 decimals, trailing zeros dropped (`"5%"`, `"6.87%"`). `paymentStatus` follows ``paymentStatus(of:asOf:)``.
+/// to 2 decimals, trailing zeros dropped (`"5%"`, `"6.87%"`). `paymentStatus` follows
+/// ``paymentStatus(of:paymentDate:asOf:)``.
 ///
 /// **Report documents.** Each NAV report becomes a document dated its report date: `ANNUAL_REPORT` when the
 /// date is in December (the year-end report), `QUARTERLY_REPORT` otherwise; title `Annual Report YYYY` or
@@ -25,31 +26,33 @@ import SentioSignals
 public enum FundContracts {
     /// The payment status of a capital call as of `asOf`.
     ///
-    /// The events data says whether a call was paid (its status column); a paid call is booked at its call
-    /// date, which is its payment date, and the data has no separate payment date. So:
-    /// - paid (status PAID or none): paid on or before the due date (or no due date) → `PAID`;
-    /// - status LATE: paid after the due date → `LATE`;
-    /// - unpaid (status PENDING or OVERDUE): not yet due as of `asOf` (`asOf ≤ dueDate`, or no due date) →
-    ///   `PENDING`; due date passed (`asOf > dueDate`) → `OVERDUE`. The file's PENDING/OVERDUE is thus
-    ///   re-derived for the as-of date rather than trusted.
-    public static func paymentStatus(of call: CapitalCall, asOf: CivilDate) -> PaymentStatus {
-        paymentStatus(status: call.status, callDate: call.callDate, dueDate: call.dueDate, asOf: asOf)
+    /// Whether a call is paid is what SentioFunds counts as paid in: status PAID (or no status) in the events
+    /// data; PENDING, LATE and OVERDUE calls are unpaid (not in `paidIn`, counted in `activeCapitalCalls`), so
+    /// the documents never contradict the fund's figures. The payment date is `paymentDate` when the caller
+    /// knows it, else the call date (where the engine books the paid flow). Then:
+    /// - paid on or before the due date (or no due date) → `PAID`;
+    /// - paid after the due date → `LATE`;
+    /// - unpaid (or paid only after `asOf`) and not yet due (`asOf ≤ dueDate`, or no due date) → `PENDING`;
+    /// - unpaid and past due (`asOf > dueDate`) → `OVERDUE`.
+    ///
+    /// The file's own PENDING/LATE/OVERDUE label is thus re-derived for the as-of date: a call labelled LATE or
+    /// OVERDUE whose due date is after the as-of date is `PENDING` as of that date.
+    public static func paymentStatus(of call: CapitalCall, paymentDate: CivilDate? = nil, asOf: CivilDate) -> PaymentStatus {
+        paymentStatus(isPaid: !call.status.isActive, callDate: call.callDate, dueDate: call.dueDate,
+            paymentDate: paymentDate, asOf: asOf)
     }
 
-    /// ``paymentStatus(of:asOf:)`` from the call's fields: its status in the events data, call date and due date.
+    /// ``paymentStatus(of:paymentDate:asOf:)`` from the call's fields.
     public static func paymentStatus(
-        status: CapitalCallStatus, callDate: CivilDate, dueDate: CivilDate?, asOf: CivilDate
+        isPaid: Bool, callDate: CivilDate, dueDate: CivilDate?, paymentDate: CivilDate? = nil, asOf: CivilDate
     ) -> PaymentStatus {
-        switch status {
-        case .paid:
-            if let due = dueDate, callDate > due { return .late }
+        let paid = paymentDate ?? callDate
+        if isPaid && paid <= asOf {
+            if let due = dueDate, paid > due { return .late }
             return .paid
-        case .late:
-            return .late
-        case .pending, .overdue:
-            if let due = dueDate, asOf > due { return .overdue }
-            return .pending
         }
+        if let due = dueDate, asOf > due { return .overdue }
+        return .pending
     }
 
     /// The list form of a fund.
@@ -82,13 +85,18 @@ public enum FundContracts {
 
     /// The detail form: ``fund(_:metadata:)`` plus ``documents(_:urls:)``.
     public static func fundDetail(
-        _ m: FundMetrics, metadata: FundMetadata?, urls: [String: String] = [:]
+        _ m: FundMetrics, metadata: FundMetadata?, urls: [String: String] = [:], paymentDates: [String: CivilDate] = [:]
     ) throws(APIContractError) -> FundDetail {
-        FundDetail(fund: try fund(m, metadata: metadata), documents: documents(m, urls: urls))
+        FundDetail(fund: try fund(m, metadata: metadata), documents: documents(m, urls: urls, paymentDates: paymentDates))
     }
 
     /// The fund's documents: capital calls and NAV reports (rules in ``FundContracts``).
-    public static func documents(_ m: FundMetrics, urls: [String: String] = [:]) -> [Document] {
+    /// - Parameters:
+    ///   - urls: document links by the engine's call id (`NVP-III-C001`); `url` is `null` for others.
+    ///   - paymentDates: payment dates by call id, when known (see ``paymentStatus(of:paymentDate:asOf:)``).
+    public static func documents(
+        _ m: FundMetrics, urls: [String: String] = [:], paymentDates: [String: CivilDate] = [:]
+    ) -> [Document] {
         var dated: [(date: CivilDate, kind: Int, number: Int, document: Document)] = []
         for (k, call) in m.capitalCalls.enumerated() {
             let n = k + 1
@@ -99,7 +107,7 @@ public enum FundContracts {
             dated.append((call.callDate, 0, n, Document(
                 id: ContractID.make("document", m.id, "capital-call", String(n)), type: .capitalCall,
                 title: "Capital Call #\(n)", uploadDate: APITimestamp(call.callDate), dueDate: call.dueDate.map(APITimestamp.init),
-                callAmount: call.amount.doubleValue, paymentStatus: paymentStatus(of: call, asOf: m.asOf),
+                callAmount: call.amount.doubleValue, paymentStatus: paymentStatus(of: call, paymentDate: paymentDates[call.id], asOf: m.asOf),
                 url: urls[call.id], parsedData: OrderedStrings([("callNumber", String(n)), ("percentage", percentage)]))))
         }
         for (k, point) in m.navHistory.enumerated() {

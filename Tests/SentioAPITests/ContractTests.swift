@@ -192,7 +192,10 @@ struct ContractTests {
             for (k, (doc, call)) in zip(calls, entry.metrics.capitalCalls).enumerated() {
                 #expect(doc.title == "Capital Call #\(k + 1)" && doc.parsedData["callNumber"] == "\(k + 1)")
                 #expect(doc.callAmount == Double(call.amount.description))
-                #expect(doc.paymentStatus != nil && doc.parsedData["percentage"]!.hasSuffix("%"))
+                #expect(doc.parsedData["percentage"]!.hasSuffix("%"))
+                // Documents agree with the fund's figures: PAID/LATE exactly for the calls counted in paidIn.
+                let paid = doc.paymentStatus == .PAID || doc.paymentStatus == .LATE
+                #expect(paid == !call.status.isActive)
                 #expect(doc.url == (k == 0 ? "https://example.com/calls/1.pdf" : nil))
             }
             for doc in reports {
@@ -208,6 +211,7 @@ struct ContractTests {
         try expectShape(Shapes.portfolioSummary, summaryText)
         let decodedSummary = try Strict.decode(StrictPortfolioSummary.self, summaryText)
         #expect(decodedSummary.activeCapitalCalls == report.portfolio.activeCapitalCalls)
+        #expect(decodedSummary.activeCapitalCalls == 4, "Data/funds has four unpaid calls")
         #expect(decodedSummary.portfolioTvpi == report.portfolio.portfolioTvpi)
 
         let crypto = try CryptoContracts.holdings(EngineFixtures.holdings, series: EngineFixtures.cryptoMarket(),

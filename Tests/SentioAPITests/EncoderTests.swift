@@ -134,22 +134,41 @@ struct EncoderTests {
         #expect(throws: APIEncodingError.self) { try APIJSON.encode(WithDate()) }
     }
 
-    @Test("payment status rule: PAID/LATE from the data, PENDING/OVERDUE re-derived from the as-of and due dates")
+    @Test("payment status rule: paid = counted in paidIn; PAID/LATE from the payment date, PENDING/OVERDUE from the as-of date")
     func paymentStatus() throws {
         let call = CivilDate(year: 2024, month: 3, day: 1)!, due = CivilDate(year: 2024, month: 3, day: 15)!
         let before = CivilDate(year: 2024, month: 3, day: 10)!, after = CivilDate(year: 2024, month: 4, day: 1)!
-        func status(_ s: CapitalCallStatus, _ dueDate: CivilDate?, _ asOf: CivilDate) -> PaymentStatus {
-            FundContracts.paymentStatus(status: s, callDate: call, dueDate: dueDate, asOf: asOf)
+        func status(_ s: CapitalCallStatus, _ dueDate: CivilDate?, paid: CivilDate? = nil, _ asOf: CivilDate) -> PaymentStatus {
+            FundContracts.paymentStatus(isPaid: !s.isActive, callDate: call, dueDate: dueDate, paymentDate: paid, asOf: asOf)
         }
         #expect(status(.paid, due, after) == .paid)
         #expect(status(.paid, nil, after) == .paid)
-        #expect(status(.late, due, after) == .late)
+        #expect(status(.paid, due, paid: due, after) == .paid)
+        #expect(status(.paid, due, paid: after, after) == .late)
+        #expect(status(.paid, due, paid: after, before) == .pending, "paid only after the as-of date")
         #expect(status(.pending, due, before) == .pending)
         #expect(status(.pending, due, due) == .pending)
         #expect(status(.pending, due, after) == .overdue)
+        #expect(status(.late, due, before) == .pending, "unpaid in SentioFunds, not yet due")
+        #expect(status(.late, due, after) == .overdue)
         #expect(status(.overdue, due, before) == .pending)
         #expect(status(.overdue, due, after) == .overdue)
         #expect(status(.pending, nil, after) == .pending)
+        // Seeded property: the status agrees with paidIn (PAID/LATE iff paid by asOf) and with the due date.
+        var g = SplitMix64(seed: 31)
+        for _ in 0..<5_000 {
+            let callDate = CivilDate(daysSinceEpoch: 18_000 + Int(g.next() % 1_000))
+            let dueDate: CivilDate? = g.next() % 4 == 0 ? nil : callDate.addingDays(Int(g.next() % 60))
+            let paymentDate: CivilDate? = g.next() % 2 == 0 ? nil : callDate.addingDays(Int(g.next() % 90))
+            let asOf = callDate.addingDays(Int(g.next() % 120))
+            let isPaid = g.next() % 2 == 0
+            let s = FundContracts.paymentStatus(isPaid: isPaid, callDate: callDate, dueDate: dueDate, paymentDate: paymentDate, asOf: asOf)
+            let paidBy = isPaid && (paymentDate ?? callDate) <= asOf
+            #expect((s == .paid || s == .late) == paidBy)
+            if s == .late { #expect(dueDate != nil && (paymentDate ?? callDate) > dueDate!) }
+            if s == .overdue { #expect(dueDate != nil && asOf > dueDate!) }
+            if s == .pending, let dueDate { #expect(asOf <= dueDate) }
+        }
     }
 
     @Test("capital call parsedData percentage: share of commitment, 2 decimals, trailing zeros dropped")
