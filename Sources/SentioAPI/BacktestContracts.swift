@@ -45,6 +45,7 @@ public enum BacktestContracts {
     /// `GET /portfolio` at the end of `result` (see ``Portfolio`` for every formula, `dayPnL` included).
     ///
     /// - Parameters:
+    ///   - result: the finished backtest.
     ///   - recentTrades: how many closed trades to list, newest exit first (default 10).
     ///   - exchangeTimeZone: whose calendar days delimit "today" for `dayPnL` (default ``ExchangeTimeZone/newYork``).
     /// - Throws: ``APIContractError`` for a run without steps, a zero base for a percent (nothing invested,

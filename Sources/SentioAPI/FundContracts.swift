@@ -83,7 +83,7 @@ public enum FundContracts {
             tvpi: tvpi, dpi: dpi, lastReportDate: APITimestamp(last), navHistory: history)
     }
 
-    /// The detail form: ``fund(_:metadata:)`` plus ``documents(_:urls:)``.
+    /// The detail form: ``fund(_:metadata:)`` plus ``documents(_:urls:paymentDates:)``.
     public static func fundDetail(
         _ m: FundMetrics, metadata: FundMetadata?, urls: [String: String] = [:], paymentDates: [String: CivilDate] = [:]
     ) throws(APIContractError) -> FundDetail {
@@ -92,6 +92,7 @@ public enum FundContracts {
 
     /// The fund's documents: capital calls and NAV reports (rules in ``FundContracts``).
     /// - Parameters:
+    ///   - m: the fund's metrics (its calls and NAV reports on or before its as-of date).
     ///   - urls: document links by the engine's call id (`NVP-III-C001`); `url` is `null` for others.
     ///   - paymentDates: payment dates by call id, when known (see ``paymentStatus(of:paymentDate:asOf:)``).
     public static func documents(

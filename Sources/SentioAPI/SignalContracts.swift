@@ -4,7 +4,7 @@ import SentioSignals
 /// Adapters from the signal engine (SentioSignals) to the signal contracts.
 ///
 /// Every field of ``APISignal`` is the engine `Signal`'s field of the same name at full precision
-/// (`recommendation` and `reasoning` are ``SignalText``'s sentences, `id` is `Signal.id`). A warming-up
+/// (`recommendation` and `reasoning` are SentioSignals' `SignalText` sentences, `id` is `Signal.id`). A warming-up
 /// signal is never turned into an ``APISignal``: ``response(_:config:)`` lists it under `warmingUp`, the
 /// other adapters throw.
 public enum SignalContracts {
@@ -55,7 +55,7 @@ public enum SignalContracts {
         return SignalsResponse(timestamp: APITimestamp(epochSeconds: time), signals: signals, warmingUp: warming)
     }
 
-    /// `GET /signals` for market series: runs the model over each series (``SignalModel/latest(_:config:)``)
+    /// `GET /signals` for market series: runs the model over each series (SentioSignals' `SignalModel.latest(_:config:)`)
     /// and adapts the latest signals. Series without bars are skipped.
     public static func response(series: [OHLCVSeries], config: SignalModelConfig = SignalModelConfig()) throws -> SignalsResponse {
         try response(SignalModel.latest(series, config: config), config: config)
