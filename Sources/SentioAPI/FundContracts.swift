@@ -15,7 +15,7 @@ import SentioSignals
 /// `dueDate` the due date (`null` when the events give none), `callAmount` the amount, `url` from `urls`
 /// (keyed by the engine's call id, e.g. `NVP-III-C001`) else `null`, and `parsedData`
 /// `{"callNumber": "n", "percentage": "p%"}` with p = 100 × amount / commitment as of the as-of date, rounded
-/// to 2 decimals, trailing zeros dropped (`"5%"`, `"6.87%"`). `paymentStatus` follows
+/// to 2 decimals, trailing zeros dropped (`"5%"`, `"6.87%"`; `"n/a"` for a zero commitment). `paymentStatus` follows
 /// ``paymentStatus(of:paymentDate:asOf:)``.
 ///
 /// **Report documents.** Each NAV report becomes a document dated its report date: `ANNUAL_REPORT` when the
