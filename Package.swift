@@ -37,6 +37,7 @@ let package = Package(
             dependencies: ["SentioCore", "SentioData", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
+        .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds"]),
         .target(
             name: "Sentio",
             dependencies: [
@@ -61,5 +62,10 @@ let package = Package(
         .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
         .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),
         .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioTestSupport"]),
+        .testTarget(
+            name: "SentioAPITests",
+            dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport"],
+            exclude: ["Golden"]
+        ),
     ]
 )

@@ -1,0 +1,158 @@
+import Foundation
+import SentioCore
+import SentioFunds
+import SentioSignals
+
+/// Adapters from the fund engine (SentioFunds: `FundMetrics`, `FundReport`) to ``Fund``, ``FundDetail``,
+/// ``Document``, ``PortfolioSummary`` and ``Dashboard``.
+///
+/// Money is the engine's exact decimal converted to the nearest `Double`. A figure the engine cannot define
+/// (no IRR, no paid-in capital so no TVPI/DPI, no NAV report yet, missing metadata) is an
+/// ``APIContractError`` naming the fund and the field, never `null` or 0.
+///
+/// **Capital-call documents.** Each capital call on or before the as-of date becomes a `CAPITAL_CALL`
+/// document: title `Capital Call #n` (n = 1-based number in call-date order), `uploadDate` the call date,
+/// `dueDate` the due date (`null` when the events give none), `callAmount` the amount, `url` from `urls`
+/// (keyed by the engine's call id, e.g. `NVP-III-C001`) else `null`, and `parsedData`
+/// `{"callNumber": "n", "percentage": "p%"}` with p = 100 × amount / commitment as of the as-of date, rounded
+/// to 2 decimals, trailing zeros dropped (`"5%"`, `"6.87%"`; `"n/a"` for a zero commitment). `paymentStatus` follows
+/// ``paymentStatus(of:paymentDate:asOf:)``.
+///
+/// **Report documents.** Each NAV report becomes a document dated its report date: `ANNUAL_REPORT` when the
+/// date is in December (the year-end report), `QUARTERLY_REPORT` otherwise; title `Annual Report YYYY` or
+/// `Qn YYYY Quarterly Report` (quarter of the report date); `dueDate`, `callAmount`, `paymentStatus` and `url`
+/// are `null`; `parsedData` `{"period": "Qn YYYY"|"YYYY", "nav": "<exact decimal>"}`.
+/// Documents are in date order, a call before a report on the same date.
+public enum FundContracts {
+    /// The payment status of a capital call as of `asOf`.
+    ///
+    /// Whether a call is paid is what SentioFunds counts as paid in: status PAID (or no status) in the events
+    /// data; PENDING, LATE and OVERDUE calls are unpaid (not in `paidIn`, counted in `activeCapitalCalls`), so
+    /// the documents never contradict the fund's figures. The payment date is `paymentDate` when the caller
+    /// knows it, else the call date (where the engine books the paid flow). Then:
+    /// - paid on or before the due date (or no due date) → `PAID`;
+    /// - paid after the due date → `LATE`;
+    /// - unpaid (or paid only after `asOf`) and not yet due (`asOf ≤ dueDate`, or no due date) → `PENDING`;
+    /// - unpaid and past due (`asOf > dueDate`) → `OVERDUE`.
+    ///
+    /// The file's own PENDING/LATE/OVERDUE label is thus re-derived for the as-of date: a call labelled LATE or
+    /// OVERDUE whose due date is after the as-of date is `PENDING` as of that date.
+    public static func paymentStatus(of call: CapitalCall, paymentDate: CivilDate? = nil, asOf: CivilDate) -> PaymentStatus {
+        paymentStatus(isPaid: !call.status.isActive, callDate: call.callDate, dueDate: call.dueDate,
+            paymentDate: paymentDate, asOf: asOf)
+    }
+
+    /// ``paymentStatus(of:paymentDate:asOf:)`` from the call's fields.
+    public static func paymentStatus(
+        isPaid: Bool, callDate: CivilDate, dueDate: CivilDate?, paymentDate: CivilDate? = nil, asOf: CivilDate
+    ) -> PaymentStatus {
+        let paid = paymentDate ?? callDate
+        if isPaid && paid <= asOf {
+            if let due = dueDate, paid > due { return .late }
+            return .paid
+        }
+        if let due = dueDate, asOf > due { return .overdue }
+        return .pending
+    }
+
+    /// The list form of a fund.
+    /// - Throws: ``APIContractError`` for missing metadata (name, domicile, vintage, manager), no IRR
+    ///   (with the engine's reason), no paid-in capital (TVPI/DPI undefined) or no NAV report yet.
+    public static func fund(_ m: FundMetrics, metadata: FundMetadata?) throws(APIContractError) -> Fund {
+        func missing(_ field: String, _ why: String) -> APIContractError {
+            APIContractError(subject: m.id, field: field, message: why)
+        }
+        guard let meta = metadata else { throw missing("name", "no metadata for the fund (name, manager, domicile, vintage)") }
+        guard let name = meta.name, !name.isEmpty else { throw missing("name", "missing from the fund metadata") }
+        guard let domicile = meta.domicile, !domicile.isEmpty else { throw missing("domicile", "missing from the fund metadata") }
+        guard let vintage = meta.vintage else { throw missing("vintage", "missing from the fund metadata") }
+        guard let manager = meta.manager, !manager.isEmpty else { throw missing("manager", "missing from the fund metadata") }
+        guard let irr = m.irr?.rate, irr.isFinite else {
+            throw missing("irr", m.irrError.map { "undefined: \($0.description)" } ?? "undefined")
+        }
+        guard let tvpi = m.tvpi, let dpi = m.dpi, tvpi.isFinite, dpi.isFinite else {
+            throw missing("tvpi", "undefined: no paid-in capital as of \(m.asOf)")
+        }
+        guard let last = m.lastReportDate else { throw missing("lastReportDate", "no NAV report on or before \(m.asOf)") }
+        let history = m.navHistory.enumerated().map { k, p in
+            NAVPoint(id: ContractID.make("nav", m.id, String(k + 1)), date: APITimestamp(p.date), nav: p.nav.doubleValue)
+        }
+        return Fund(
+            id: ContractID.make("fund", m.id), name: name, domicile: domicile, vintage: vintage, manager: manager,
+            commitment: m.commitment.doubleValue, paidIn: m.paidIn.doubleValue, nav: m.nav.doubleValue, irr: irr,
+            tvpi: tvpi, dpi: dpi, lastReportDate: APITimestamp(last), navHistory: history)
+    }
+
+    /// The detail form: ``fund(_:metadata:)`` plus ``documents(_:urls:paymentDates:)``.
+    public static func fundDetail(
+        _ m: FundMetrics, metadata: FundMetadata?, urls: [String: String] = [:], paymentDates: [String: CivilDate] = [:]
+    ) throws(APIContractError) -> FundDetail {
+        FundDetail(fund: try fund(m, metadata: metadata), documents: documents(m, urls: urls, paymentDates: paymentDates))
+    }
+
+    /// The fund's documents: capital calls and NAV reports (rules in ``FundContracts``).
+    /// - Parameters:
+    ///   - m: the fund's metrics (its calls and NAV reports on or before its as-of date).
+    ///   - urls: document links by the engine's call id (`NVP-III-C001`); `url` is `null` for others.
+    ///   - paymentDates: payment dates by call id, when known (see ``paymentStatus(of:paymentDate:asOf:)``).
+    public static func documents(
+        _ m: FundMetrics, urls: [String: String] = [:], paymentDates: [String: CivilDate] = [:]
+    ) -> [Document] {
+        var dated: [(date: CivilDate, kind: Int, number: Int, document: Document)] = []
+        for (k, call) in m.capitalCalls.enumerated() {
+            let n = k + 1
+            var percentage = "n/a"
+            if m.commitment > 0 {
+                percentage = trimmed(SignalText.fixed(100 * call.amount.doubleValue / m.commitment.doubleValue, 2)) + "%"
+            }
+            dated.append((call.callDate, 0, n, Document(
+                id: ContractID.make("document", m.id, "capital-call", String(n)), type: .capitalCall,
+                title: "Capital Call #\(n)", uploadDate: APITimestamp(call.callDate), dueDate: call.dueDate.map(APITimestamp.init),
+                callAmount: call.amount.doubleValue, paymentStatus: paymentStatus(of: call, paymentDate: paymentDates[call.id], asOf: m.asOf),
+                url: urls[call.id], parsedData: OrderedStrings([("callNumber", String(n)), ("percentage", percentage)]))))
+        }
+        for (k, point) in m.navHistory.enumerated() {
+            let n = k + 1, d = point.date
+            let annual = d.month == 12
+            let quarter = "Q\((d.month - 1) / 3 + 1) \(d.year)"
+            dated.append((d, 1, n, Document(
+                id: ContractID.make("document", m.id, "report", String(n)),
+                type: annual ? .annualReport : .quarterlyReport,
+                title: annual ? "Annual Report \(d.year)" : "\(quarter) Quarterly Report", uploadDate: APITimestamp(d),
+                dueDate: nil, callAmount: nil, paymentStatus: nil, url: nil,
+                parsedData: OrderedStrings([("period", annual ? String(d.year) : quarter), ("nav", point.nav.description)]))))
+        }
+        return dated.sorted { ($0.date, $0.kind, $0.number) < ($1.date, $1.kind, $1.number) }.map(\.document)
+    }
+
+    /// The contract form of the engine's portfolio summary.
+    /// - Throws: ``APIContractError`` when no capital is paid in (portfolio TVPI undefined).
+    public static func portfolioSummary(_ p: SentioFunds.PortfolioSummary) throws(APIContractError) -> PortfolioSummary {
+        guard let tvpi = p.portfolioTvpi, tvpi.isFinite else {
+            throw APIContractError(subject: "portfolio", field: "portfolioTvpi", message: "undefined: no capital paid in")
+        }
+        return PortfolioSummary(
+            totalCommitment: p.totalCommitment.doubleValue, totalNav: p.totalNav.doubleValue, portfolioTvpi: tvpi,
+            activeCapitalCalls: p.activeCapitalCalls)
+    }
+
+    /// The funds of a report in list form, in the report's order.
+    public static func funds(_ report: FundReport) throws(APIContractError) -> [Fund] {
+        var out: [Fund] = []
+        for e in report.funds { out.append(try fund(e.metrics, metadata: e.metadata)) }
+        return out
+    }
+
+    /// `GET /api/dashboard` from a fund report and the crypto holdings (``CryptoContracts``).
+    public static func dashboard(_ report: FundReport, crypto: CryptoHoldingsResponse) throws(APIContractError) -> Dashboard {
+        Dashboard(portfolioSummary: try portfolioSummary(report.portfolio), funds: try funds(report), cryptoHoldings: crypto.holdings)
+    }
+
+    static func trimmed(_ text: String) -> String {
+        guard text.contains(".") else { return text }
+        var t = Substring(text)
+        while t.hasSuffix("0") { t = t.dropLast() }
+        if t.hasSuffix(".") { t = t.dropLast() }
+        return String(t)
+    }
+}

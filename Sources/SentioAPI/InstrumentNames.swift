@@ -1,0 +1,69 @@
+import SentioCore
+
+/// Display names of instruments, for ``SymbolDetail/name``.
+///
+/// The twelve leveraged ETFs of the sample market ship with their names, in the app's short style
+/// ("Nasdaq 3x Bull"), and with the issuer's full fund name. Other symbols get a name from the caller
+/// (a metadata file, the store's instruments table) through `overrides`, which also replace shipped names.
+public struct InstrumentNames: Sendable, Equatable {
+    /// One instrument: ticker, short display name, the issuer's fund name.
+    public struct Instrument: Sendable, Equatable {
+        public var symbol: String
+        public var name: String
+        public var fundName: String
+    }
+
+    /// The shipped table: six 3x bull/bear pairs (ProShares for the Nasdaq-100 pair, Direxion for the others).
+    public static let shipped: [Instrument] = [
+        Instrument(symbol: "TQQQ", name: "Nasdaq 3x Bull", fundName: "ProShares UltraPro QQQ"),
+        Instrument(symbol: "SQQQ", name: "Nasdaq 3x Bear", fundName: "ProShares UltraPro Short QQQ"),
+        Instrument(symbol: "SOXL", name: "Semiconductor 3x Bull", fundName: "Direxion Daily Semiconductor Bull 3X Shares"),
+        Instrument(symbol: "SOXS", name: "Semiconductor 3x Bear", fundName: "Direxion Daily Semiconductor Bear 3X Shares"),
+        Instrument(symbol: "SPXL", name: "S&P 500 3x Bull", fundName: "Direxion Daily S&P 500 Bull 3X Shares"),
+        Instrument(symbol: "SPXS", name: "S&P 500 3x Bear", fundName: "Direxion Daily S&P 500 Bear 3X Shares"),
+        Instrument(symbol: "TNA", name: "Small Cap 3x Bull", fundName: "Direxion Daily Small Cap Bull 3X Shares"),
+        Instrument(symbol: "TZA", name: "Small Cap 3x Bear", fundName: "Direxion Daily Small Cap Bear 3X Shares"),
+        Instrument(symbol: "FAS", name: "Financials 3x Bull", fundName: "Direxion Daily Financial Bull 3X Shares"),
+        Instrument(symbol: "FAZ", name: "Financials 3x Bear", fundName: "Direxion Daily Financial Bear 3X Shares"),
+        Instrument(symbol: "LABU", name: "Biotech 3x Bull", fundName: "Direxion Daily S&P Biotech Bull 3X Shares"),
+        Instrument(symbol: "LABD", name: "Biotech 3x Bear", fundName: "Direxion Daily S&P Biotech Bear 3X Shares"),
+    ]
+
+    /// Names by symbol: the shipped table with `overrides` applied.
+    public var names: [String: String]
+
+    public init(overrides: [String: String] = [:]) {
+        var names: [String: String] = [:]
+        for i in Self.shipped { names[i.symbol] = i.name }
+        for (symbol, name) in overrides { names[symbol] = name }
+        self.names = names
+    }
+
+    /// The display name of `symbol`.
+    /// - Throws: ``APIContractError`` when the symbol has no name (a contract name is never empty or null).
+    public func name(of symbol: String) throws(APIContractError) -> String {
+        guard let name = names[symbol], !name.isEmpty else {
+            throw APIContractError(subject: symbol, field: "name",
+                message: "no instrument name for \(symbol): give one in the instrument metadata")
+        }
+        return name
+    }
+}
+
+/// An engine result that no contract can carry without a null or a made-up number (a fund without an IRR,
+/// a symbol still warming up asked for in detail, an empty trade history's win rate, …).
+public struct APIContractError: UserInputError, Equatable {
+    /// What the error is about: a symbol, a fund id, a holding.
+    public var subject: String
+    /// The contract field that cannot be filled.
+    public var field: String
+    public var message: String
+
+    public init(subject: String, field: String, message: String) {
+        self.subject = subject
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { "\(subject): \(field): \(message)" }
+}
