@@ -24,7 +24,7 @@ public typealias IndicatorProvider = @Sendable (_ close: [Double], _ period: Int
 /// The RSI is Wilder's RSI(`period`) of the close as TA-Lib computes it: SentioIndicators'
 /// `relativeStrengthIndex` unless another provider is injected (tests inject TA-Lib's own values). RSI at
 /// bar *i* uses closes `0...i` only. No decision is taken before the RSI's first valid bar (backtesting.py
-/// starts one bar later; see the README).
+/// starts one bar later; see Documentation.docc/Backtests.md).
 public struct RSIStrategy: Strategy {
     public var period: Int
     public var lower: Double

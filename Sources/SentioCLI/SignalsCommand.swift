@@ -134,7 +134,7 @@ struct SignalsCommand: ParsableCommand {
             latest signal of each symbol in the GET /signals JSON shape, with the top-level "timestamp" = the latest \
             bar time. With --history, writes every bar's signal instead (JSON: the config used, then one object per \
             bar with "warmUp" and "status"; CSV: one row per bar). The model (features, target, fit, score, \
-            confidence, rules) is described in the README's Signals section. Output is deterministic: the same input \
+            confidence, rules) is described in Sources/SentioSignals/Documentation.docc/SignalModel.md. Output is deterministic: the same input \
             and options give the same bytes. Files given with --output are written atomically.
             Store: with --db FILE and no PATH the bars come from that store (see `sentio import`); --symbols, --from \
             and --to select bars the same way from CSV files and from the store (the model sees only the selected \

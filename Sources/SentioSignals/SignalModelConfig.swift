@@ -2,7 +2,7 @@ import SentioCore
 
 /// Every parameter of the Sentio signal model, with its default.
 ///
-/// The model is described in the README's "Signals" section; each property's comment says where it enters.
+/// The model is described in the catalog article `SignalModel.md`; each property's comment says where it enters.
 /// Encoded as JSON with these property names (``SignalModelConfig/init(from:)`` accepts a partial object:
 /// missing keys keep their defaults, unknown keys are an error so that a misspelt key is not silently ignored).
 public struct SignalModelConfig: Sendable, Equatable, Codable {

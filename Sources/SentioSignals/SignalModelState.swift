@@ -35,7 +35,7 @@ public enum SignalInputError: UserInputError, Equatable {
 /// ``update(_:)`` turns the next bar into its ``Signal`` in O(k²) work (k = 5 features) with no allocation:
 /// the indicator states, the ring of recent closes and feature rows, and the rolling regression are all
 /// allocated in `init`. The model (features, target, fit, forecast, score, confidence, rules) is described in
-/// the README's "Signals" section and in ``SignalModelConfig``. Batch evaluation
+/// the catalog article `SignalModel.md` and in ``SignalModelConfig``. Batch evaluation
 /// (``SignalModel/evaluate(_:config:)``) runs this same update, so batch and streaming results are
 /// bit-identical.
 public struct SignalModelState: Sendable {

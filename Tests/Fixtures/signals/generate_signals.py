@@ -1,6 +1,6 @@
 """Golden fixtures for the Sentio signal model (Tests/SentioSignalsTests/SignalModelGoldenTests.swift).
 
-An independent re-implementation of the model described in the README's Signals section, on real data (the daily
+An independent re-implementation of the model described in Sources/SentioSignals/Documentation.docc/SignalModel.md, on real data (the daily
 GOOG series shipped with backtesting.py, as written to ../indicators/goog_ohlcv.csv): TA-Lib RSI/ATR, pandas
 volume ratio, and for every bar a statsmodels OLS fit on the trailing window of (features, forward log return)
 pairs whose targets are known, with the forecast's standard error from `get_prediction(...).se_mean`.
