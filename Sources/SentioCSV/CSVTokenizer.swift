@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SentioCore
 
 /// The one CSV tokenizer of every Sentio reader (OHLCV bars, fund events, fund metadata, index levels, cash flows).
 ///
@@ -234,12 +235,23 @@ public struct CSVRecords: Sendable {
     }
 
     public var records: [Record]
+    /// In lenient mode, the lines after the header that break the rules of ``CSVTokenizer``, skipped; empty
+    /// otherwise.
+    public var skipped: [Failure]
 
     /// Tokenizes `text`.
     /// - Throws: ``Failure`` for the first line that breaks the rules of ``CSVTokenizer``.
     public init(text: String) throws(Failure) {
+        try self.init(text: text, lenient: false)
+    }
+
+    /// Tokenizes `text`; with `lenient`, a line after the header that breaks the rules of ``CSVTokenizer`` is
+    /// skipped and listed in ``skipped`` instead of failing the whole text (a broken header still fails).
+    /// - Throws: ``Failure`` for the first line that breaks the rules (in lenient mode: only the header).
+    public init(text: String, lenient: Bool) throws(Failure) {
         var copy = text
         var result: [Record] = []
+        var skippedLines: [Failure] = []
         var failure: Failure?
         copy.withUTF8 { buffer in
             guard let b = buffer.baseAddress, buffer.count > 0 else { return }
@@ -271,12 +283,46 @@ public struct CSVRecords: Sendable {
                     }
                     result.append(Record(line: lineNumber, cells: cells))
                 } catch {
-                    failure = Failure(line: lineNumber, error: error, header: result.first?.cells)
-                    return
+                    let broken = Failure(line: lineNumber, error: error, header: result.first?.cells)
+                    guard lenient, !result.isEmpty else {
+                        failure = broken
+                        return
+                    }
+                    skippedLines.append(broken)
                 }
             }
         }
         if let failure { throw failure }
         records = result
+        skipped = skippedLines
+    }
+
+    /// Why a header does not fit the expected columns: `field` is the header cell (escaped for echoing) or the
+    /// missing column's name.
+    public struct ColumnError: Error, Sendable, Equatable {
+        public var field: String
+        public var message: String
+    }
+
+    /// Maps the header's names (case-insensitive) to column indices: every `required` name present, no name
+    /// outside `required` + `optional`, none twice.
+    /// - Throws: ``ColumnError`` naming the first unknown, duplicate or missing column.
+    public static func columns(
+        of header: Record, required: [String], optional: [String]
+    ) throws(ColumnError) -> [String: Int] {
+        var map: [String: Int] = [:]
+        for (k, raw) in header.cells.enumerated() {
+            let name = raw.lowercased()
+            guard required.contains(name) || optional.contains(name) else {
+                throw ColumnError(field: EchoedText.show(raw),
+                    message: "unknown column (expected \((required + optional).joined(separator: ", ")))")
+            }
+            guard map[name] == nil else { throw ColumnError(field: EchoedText.show(raw), message: "duplicate column") }
+            map[name] = k
+        }
+        for name in required where map[name] == nil {
+            throw ColumnError(field: name, message: "missing column (the header must name \(required.joined(separator: ", ")))")
+        }
+        return map
     }
 }

@@ -48,23 +48,11 @@ enum SmallCSV {
     static func columns(
         of header: Record, required: [String], optional: [String], file: String
     ) throws(FundInputError) -> [String: Int] {
-        var map: [String: Int] = [:]
-        for (k, raw) in header.cells.enumerated() {
-            let name = raw.lowercased()
-            guard required.contains(name) || optional.contains(name) else {
-                throw FundInputError(file: file, line: header.line, field: EchoedText.show(raw),
-                    message: "unknown column (expected \((required + optional).joined(separator: ", ")))")
-            }
-            guard map[name] == nil else {
-                throw FundInputError(file: file, line: header.line, field: EchoedText.show(raw), message: "duplicate column")
-            }
-            map[name] = k
+        do throws(CSVRecords.ColumnError) {
+            return try CSVRecords.columns(of: header, required: required, optional: optional)
+        } catch {
+            throw FundInputError(file: file, line: header.line, field: error.field, message: error.message)
         }
-        for name in required where map[name] == nil {
-            throw FundInputError(file: file, line: header.line, field: name,
-                message: "missing column (the header must name \(required.joined(separator: ", ")))")
-        }
-        return map
     }
 }
 

@@ -33,89 +33,36 @@ public struct SavingsInputError: UserInputError, Equatable, Hashable {
 /// (`CSVTokenizer`, as `CSVRecords` calls it: RFC 4180 quoting, text after a closing quote is an error, quoted cells do
 /// not span lines, LF or CRLF, BOM ignored, blank lines skipped, cells trimmed of spaces).
 enum SavingsCSV {
-    /// One non-blank line's cells with its 1-based line number.
-    struct Record: Sendable, Equatable {
-        var line: Int
-        var cells: [String]
-    }
+    typealias Record = CSVRecords.Record
 
-    /// The records of `text`, line by line through `CSVTokenizer` (the same calls as `CSVRecords`, so the same
-    /// rules), in one pass. A line that breaks the tokenizer's rules is an error, or with `lenient` (for rows after
-    /// the header) skipped and returned in `skipped`; a broken header is always an error.
+    /// The records of `text` through `CSVRecords` (the one tokenizer). A line that breaks the tokenizer's rules is
+    /// an error, or with `lenient` (for rows after the header) skipped and returned in `skipped`; a broken header
+    /// is always an error.
     static func records(_ text: String, file: String, lenient: Bool = false) throws(SavingsInputError)
         -> (records: [Record], skipped: [SavingsInputError])
     {
-        var copy = text
-        var records: [Record] = []
-        var skipped: [SavingsInputError] = []
-        var fatal: SavingsInputError?
-        copy.withUTF8 { buffer in
-            guard let b = buffer.baseAddress, buffer.count > 0 else { return }
-            let n = buffer.count
-            var position = CSVTokenizer.firstLineStart(buffer)
-            var lineNumber = 0
-            var starts = [Int](repeating: 0, count: 16), ends = [Int](repeating: 0, count: 16)
-            while position < n {
-                let (start, end) = CSVTokenizer.nextLine(b, count: n, position: &position)
-                lineNumber += 1
-                if CSVTokenizer.isBlank(b, from: start, to: end) { continue }
-                do throws(CSVSyntaxError) {
-                    var found = 0
-                    while true {
-                        let capacity = starts.count
-                        found = try starts.withUnsafeMutableBufferPointer { (s) throws(CSVSyntaxError) -> Int in
-                            try ends.withUnsafeMutableBufferPointer { (e) throws(CSVSyntaxError) -> Int in
-                                try CSVTokenizer.splitLine(
-                                    b, from: start, to: end, readableEnd: n, starts: s.baseAddress!, ends: e.baseAddress!,
-                                    capacity: capacity)
-                            }
-                        }
-                        if found <= capacity { break }
-                        starts = [Int](repeating: 0, count: found)
-                        ends = [Int](repeating: 0, count: found)
-                    }
-                    let cells = (0..<found).map { CSVTokenizer.unescapedString(b, from: starts[$0], to: ends[$0], lineStart: start) }
-                    records.append(Record(line: lineNumber, cells: cells))
-                } catch {
-                    var field: String? = nil
-                    if let header = records.first?.cells, error.cell < header.count, !header[error.cell].isEmpty {
-                        field = EchoedText.show(header[error.cell])
-                    }
-                    let failure = SavingsInputError(
-                        file: file, line: lineNumber, field: field,
-                        message: field == nil ? "column \(error.cell + 1): \(error.message)" : error.message)
-                    guard lenient, !records.isEmpty else {
-                        fatal = failure
-                        return
-                    }
-                    skipped.append(failure)
-                }
-            }
+        func inputError(_ failure: CSVRecords.Failure) -> SavingsInputError {
+            let field = failure.field.map { EchoedText.show($0) }
+            return SavingsInputError(
+                file: file, line: failure.line, field: field,
+                message: field == nil ? "column \(failure.error.cell + 1): \(failure.error.message)" : failure.error.message)
         }
-        if let fatal { throw fatal }
-        return (records, skipped)
+        do throws(CSVRecords.Failure) {
+            let parsed = try CSVRecords(text: text, lenient: lenient)
+            return (parsed.records, parsed.skipped.map(inputError))
+        } catch {
+            throw inputError(error)
+        }
     }
 
     /// Maps the header row to column indices, checking required columns and rejecting unknown or duplicate ones
     /// (names case-insensitive).
     static func columns(of header: Record, required: [String], optional: [String], file: String) throws(SavingsInputError) -> [String: Int] {
-        var map: [String: Int] = [:]
-        for (k, raw) in header.cells.enumerated() {
-            let name = raw.lowercased()
-            guard required.contains(name) || optional.contains(name) else {
-                throw SavingsInputError(file: file, line: header.line, field: EchoedText.show(raw),
-                    message: "unknown column (expected \((required + optional).joined(separator: ", ")))")
-            }
-            guard map[name] == nil else {
-                throw SavingsInputError(file: file, line: header.line, field: EchoedText.show(raw), message: "duplicate column")
-            }
-            map[name] = k
+        do throws(CSVRecords.ColumnError) {
+            return try CSVRecords.columns(of: header, required: required, optional: optional)
+        } catch {
+            throw SavingsInputError(file: file, line: header.line, field: error.field, message: error.message)
         }
-        for name in required where map[name] == nil {
-            throw SavingsInputError(file: file, line: header.line, field: name,
-                message: "missing column (the header must name \(required.joined(separator: ", ")))")
-        }
-        return map
     }
 
     /// The header (the first record) or an error for an empty file.
