@@ -37,8 +37,9 @@ struct SymbolSelectionOptions: ParsableArguments {
 }
 
 /// The one output-format enum (`--format`). Each command lists the formats it accepts in its help line and
-/// rejects the others with `require(_:option:)`.
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+/// rejects the others with `require(_:option:)`. Deliberately not `CaseIterable`, so that help does not list
+/// formats a command cannot write.
+enum OutputFormat: String, ExpressibleByArgument, Sendable {
     /// Aligned columns for a terminal.
     case table
     /// Plain text lines.
@@ -53,7 +54,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// Throws a validation error unless the format is one of `allowed`.
     func require(_ allowed: [OutputFormat], option: String = "--format") throws {
         guard allowed.contains(self) else {
-            throw ValidationError("\(option) \(rawValue) is not available here; use \(allowed.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError("\(option) \(rawValue) is not available here; use one of \(allowed.map(\.rawValue).joined(separator: ", "))")
         }
     }
 }
