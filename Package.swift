@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "SentioBacktest", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioFunds"]),
         .target(
             name: "SentioStore",
-            dependencies: ["SentioCore", "SentioData", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["SentioCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
         .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds"]),
