@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "Sentio", targets: ["Sentio"]),
         .executable(name: "sentio", targets: ["SentioCLI"]),
+        .executable(name: "sentio-dev", targets: ["SentioDevTools"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -47,6 +48,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "SentioCLI",
+            dependencies: ["Sentio", "SentioAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // Benchmark and test machinery kept out of the user's `sentio` (malloc-hook allocation counter, synthetic writers).
+        .executableTarget(
+            name: "SentioDevTools",
             dependencies: ["Sentio", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
@@ -61,10 +67,10 @@ let package = Package(
         .testTarget(name: "SentioBacktestTests", dependencies: ["SentioBacktest", "SentioData", "SentioTestSupport"]),
         .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
         .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),
-        .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioTestSupport"]),
+        .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioDevTools", "SentioAPI", "SentioTestSupport"]),
         .testTarget(
             name: "SentioAPITests",
-            dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport"],
+            dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport", "SentioCLI"],
             exclude: ["Golden"]
         ),
     ]

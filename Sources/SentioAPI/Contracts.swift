@@ -87,6 +87,76 @@ public struct SignalsResponse: Sendable, Hashable, Codable {
     }
 }
 
+/// Every bar's signal of one or more symbols: what `sentio signals --history` writes (Sentio's own shape).
+///
+/// `{"model", "config", "timestamp", "signals": [Signal], "warmingUp": [{"symbol", "barsRemaining"}]}`.
+/// `model` names the model (``SignalHistory/modelName``); `config` is every model parameter used (the keys
+/// of a `--config` file, so the history can be re-run); `timestamp` is the latest bar time over all symbols.
+/// `signals` holds one ``APISignal`` per bar that has one — symbols in the given order, bars in time order;
+/// the warm-up bars before a symbol's first signal have none and are not listed (``SignalModelConfig/firstSignalIndex``
+/// of them per symbol). `warmingUp` lists, as in ``SignalsResponse``, the symbols whose latest bar is still
+/// warming up. The CSV form (``csv()``) has one row per element of `signals`.
+public struct SignalHistory: Sendable, Equatable, Codable {
+    /// The model name written in ``model``.
+    public static let modelName = "sentio-rolling-ols-v1"
+
+    public var model: String
+    public var config: SignalModelConfig
+    public var timestamp: APITimestamp
+    public var signals: [APISignal]
+    public var warmingUp: [WarmingUpSymbol]
+
+    public init(
+        model: String = SignalHistory.modelName, config: SignalModelConfig, timestamp: APITimestamp, signals: [APISignal],
+        warmingUp: [WarmingUpSymbol]
+    ) {
+        self.model = model
+        self.config = config
+        self.timestamp = timestamp
+        self.signals = signals
+        self.warmingUp = warmingUp
+    }
+
+    /// ``signals`` as CSV (``APISignal/csv(_:)``).
+    public func csv() throws(APIEncodingError) -> String { try APISignal.csv(signals) }
+}
+
+extension APISignal {
+    /// The CSV header: the ``APISignal`` fields in contract order.
+    public static let csvColumns = [
+        "id", "symbol", "timestamp", "price", "change", "changePercent", "signalType", "confidence", "targetReturn",
+        "stopLoss", "profitTarget", "aiSignal", "rsi", "volumeRatio", "recommendation", "reasoning",
+    ]
+
+    /// Signals as CSV: the header ``csvColumns``, then one row per signal, cells as the JSON contract writes
+    /// them (numbers in the shortest round-trip form, timestamps ISO-8601 `Z`), text quoted only when it holds
+    /// `,`, `"` or a line break (RFC 4180); lines end with `\n`.
+    ///
+    /// - Throws: ``APIEncodingError`` naming `signals[i].field` for a non-finite number.
+    public static func csv(_ signals: [APISignal]) throws(APIEncodingError) -> String {
+        var out = csvColumns.joined(separator: ",") + "\n"
+        for (i, s) in signals.enumerated() {
+            func number(_ x: Double, _ field: String) throws(APIEncodingError) -> String {
+                guard let text = APIJSON.number(x) else {
+                    throw APIEncodingError(field: "signals[\(i)].\(field)",
+                        message: "non-finite number \(x): a contract number is never null, NaN or infinite")
+                }
+                return text
+            }
+            let cells = [
+                TradeHistory.csvText(s.id), TradeHistory.csvText(s.symbol), s.timestamp.description,
+                try number(s.price, "price"), try number(s.change, "change"), try number(s.changePercent, "changePercent"),
+                s.signalType.rawValue, try number(s.confidence, "confidence"), try number(s.targetReturn, "targetReturn"),
+                try number(s.stopLoss, "stopLoss"), try number(s.profitTarget, "profitTarget"),
+                try number(s.aiSignal, "aiSignal"), try number(s.rsi, "rsi"), try number(s.volumeRatio, "volumeRatio"),
+                TradeHistory.csvText(s.recommendation), TradeHistory.csvText(s.reasoning),
+            ]
+            out += cells.joined(separator: ",") + "\n"
+        }
+        return out
+    }
+}
+
 /// One bar of ``SymbolDetail/historicalData``: prices in currency, volume in shares.
 public struct HistoricalBar: Sendable, Hashable, Codable {
     public var timestamp: APITimestamp

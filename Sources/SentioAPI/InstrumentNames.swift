@@ -5,6 +5,10 @@ import SentioCore
 /// The twelve leveraged ETFs of the sample market ship with their names, in the app's short style
 /// ("Nasdaq 3x Bull"), and with the issuer's full fund name. Other symbols get a name from the caller
 /// (a metadata file, the store's instruments table) through `overrides`, which also replace shipped names.
+///
+/// Resolution order of ``name(of:)``: the override, else the shipped name, else — only when
+/// ``symbolAsLastResort`` is set, as `sentio signals --detail` does — the symbol itself; otherwise a symbol
+/// without a name is an error.
 public struct InstrumentNames: Sendable, Equatable {
     /// One instrument: ticker, short display name, the issuer's fund name.
     public struct Instrument: Sendable, Equatable {
@@ -32,17 +36,28 @@ public struct InstrumentNames: Sendable, Equatable {
     /// Names by symbol: the shipped table with `overrides` applied.
     public var names: [String: String]
 
-    public init(overrides: [String: String] = [:]) {
+    /// Whether a symbol with no name is named by the symbol itself (`true`) or is an error (`false`).
+    public var symbolAsLastResort: Bool
+
+    public init(overrides: [String: String] = [:], symbolAsLastResort: Bool = false) {
         var names: [String: String] = [:]
         for i in Self.shipped { names[i.symbol] = i.name }
-        for (symbol, name) in overrides { names[symbol] = name }
+        for (symbol, name) in overrides where !name.isEmpty { names[symbol] = name }
         self.names = names
+        self.symbolAsLastResort = symbolAsLastResort
     }
 
-    /// The display name of `symbol`.
-    /// - Throws: ``APIContractError`` when the symbol has no name (a contract name is never empty or null).
+    /// The shipped names by symbol.
+    public static var shippedNames: [String: String] {
+        Dictionary(uniqueKeysWithValues: shipped.map { ($0.symbol, $0.name) })
+    }
+
+    /// The display name of `symbol` (see the resolution order above).
+    /// - Throws: ``APIContractError`` when the symbol has no name and ``symbolAsLastResort`` is off (a contract
+    ///   name is never empty or null).
     public func name(of symbol: String) throws(APIContractError) -> String {
         guard let name = names[symbol], !name.isEmpty else {
+            if symbolAsLastResort && !symbol.isEmpty { return symbol }
             throw APIContractError(subject: symbol, field: "name",
                 message: "no instrument name for \(symbol): give one in the instrument metadata")
         }

@@ -7,35 +7,27 @@ struct AllowanceCommand: ParsableCommand {
         commandName: "allowance",
         abstract: "Allowance ledger: balances, monthly earned/spent/net, spending by category and savings goals per child.",
         discussion: """
-            LEDGER is a CSV `id,child_id,date,type,amount[,description,category,created_by]`: type credit or debit, \
-            amount > 0 with at most 2 decimal places, date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC); allowance \
-            payments are credits with category Allowance. --children is a CSV \
-            `child_id,first_name,last_name,weekly_allowance,allowance_day` (monday…sunday); --goals a CSV \
-            `id,child_id,name,target_amount,created`.
-            Each child's rows apply in time order; a debit larger than the balance is rejected (insufficient \
-            funds): an error naming the line, or with --lenient skipped and reported (balances never go negative).
-            Goal: current = balance capped at the target; weekly saving rate = (credits − debits) over the last 8 \
-            complete weeks before the as-of date ÷ 8 (the whole weeks available when the history is shorter, at \
-            least 1); estimated completion = as-of + ceil((target − current) ÷ rate) × 7 days, null when the rate \
-            ≤ 0; status achieved, onTrack or stalled. The full rules are in the SentioSavings documentation.
+            LEDGER is a CSV `id,child_id,date,type,amount[,description,category,created_by]`: type credit or debit, amount > 0 with at most 2 decimal places, date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC); allowance payments are credits with category Allowance.
+            --children is a CSV `child_id,first_name,last_name,weekly_allowance,allowance_day` (monday…sunday); --goals a CSV `id,child_id,name,target_amount,created`.
+            Each child's rows apply in time order; a debit larger than the balance is rejected (insufficient funds): an error naming the line, or with --lenient skipped and reported (balances never go negative).
+            Goal: current = balance capped at the target; weekly saving rate = (credits − debits) over the last 8 complete weeks before the as-of date ÷ 8 (the whole weeks available when the history is shorter, at least 1); estimated completion = as-of + ceil((target − current) ÷ rate) × 7 days, null when the rate ≤ 0; status achieved, onTrack or stalled.
+            The full rules are in the SentioSavings documentation.
             """)
 
-    @Argument(help: "Ledger CSV: id,child_id,date,type,amount[,description,category,created_by].")
+    @Argument(help: ArgumentHelp("Ledger CSV: id,child_id,date,type,amount[,description,category,created_by].", valueName: "LEDGER"))
     var ledger: String
 
-    @Option(help: "Children CSV: child_id,first_name,last_name,weekly_allowance,allowance_day.")
+    @Option(help: ArgumentHelp("Children CSV: child_id,first_name,last_name,weekly_allowance,allowance_day.", valueName: "FILE"))
     var children: String
 
-    @Option(help: "Savings goals CSV: id,child_id,name,target_amount,created. Default: none (no goals).")
+    @Option(help: ArgumentHelp("Savings goals CSV: id,child_id,name,target_amount,created (default: no goals).", valueName: "FILE"))
     var goals: String?
 
-    @Option(name: .customLong("as-of"), help: "As-of date YYYY-MM-DD: rows dated on or before it count. Default: the date of the ledger's last accepted row.")
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("As-of date YYYY-MM-DD: rows dated on or before it count (default: the date of the ledger's last accepted row).", valueName: "DATE"))
     var asOf: String?
 
-    @Option(help: "Output format: table or json.")
-    var format: TableOrJSON = .table
-
-    enum TableOrJSON: String, ExpressibleByArgument, CaseIterable { case table, json }
+    @Option(help: ArgumentHelp("Output format: table or json.", valueName: "table|json"))
+    var format: OutputFormat = .table
 
     @Flag(name: .customLong("lenient"), help: "Skip bad ledger rows (malformed, unknown child, repeated id, insufficient funds) instead of failing on the first one; a summary goes to standard error, every skipped row to --rejects.")
     var lenient = false
@@ -44,6 +36,7 @@ struct AllowanceCommand: ParsableCommand {
     var rejects: String?
 
     func validate() throws {
+        try format.require([.table, .json])
         if let asOf, CivilDate(iso: asOf) == nil {
             throw ValidationError("--as-of must be a date YYYY-MM-DD, got '\(asOf)'")
         }
@@ -69,10 +62,7 @@ struct AllowanceCommand: ParsableCommand {
             }
             if let rejects { try AtomicFile.write(path: rejects, bytes: Array(Self.rejectsCSV(file: ledger, book.skipped).utf8)) }
         }
-        switch format {
-        case .table: print(report.table(), terminator: "")
-        case .json: print(report.json(), terminator: "")
-        }
+        print(format == .json ? report.json() : report.table(), terminator: "")
     }
 
     /// The `--rejects` CSV: header `file,line,reason`, one row per skipped ledger row in line order.

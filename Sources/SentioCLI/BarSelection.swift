@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import Sentio
 
-// Selecting bars for `sentio backtest` and `sentio signals`: a time range (`--from`/`--to`) applied the same way
-// to CSV input and to stored bars, a symbol list, and reading the bars from the store (`--db` without PATH).
+// The options that select bars for `sentio backtest` and `sentio signals`: a time range (`--from`/`--to`) applied
+// the same way to CSV input and to stored bars (the rules are the library's `BarRange` and
+// `SentioDatabase.selectSeries`), and `--lenient` CSV reading.
 
 /// `--from DATE` and `--to DATE`: an inclusive time range.
 struct BarRangeOptions: ParsableArguments {
@@ -43,54 +44,6 @@ struct BarRangeOptions: ParsableArguments {
     var isEmpty: Bool { from == nil && to == nil }
 }
 
-/// An inclusive range of bar times (UTC epoch seconds); `nil` bounds are open.
-struct BarRange: Equatable {
-    var lower: Int64?
-    var upper: Int64?
-
-    var isUnbounded: Bool { lower == nil && upper == nil }
-
-    /// The bars of `series` inside the range (timestamps are increasing, so this is one contiguous slice).
-    func apply(to series: OHLCVSeries) -> OHLCVSeries {
-        if isUnbounded { return series }
-        let t = series.timestamps
-        let start = lower.map { bound in t.partitioningIndex { $0 >= bound } } ?? 0
-        let end = upper.map { bound in t.partitioningIndex { $0 > bound } } ?? t.count
-        return series.slice(start..<max(start, end))
-    }
-
-    /// "between 2023-01-03T00:00:00Z and 2023-06-30T23:59:59Z", for messages.
-    var description: String {
-        switch (lower, upper) {
-        case let (l?, u?): return "between \(iso8601(epochSeconds: l)) and \(iso8601(epochSeconds: u))"
-        case let (l?, nil): return "from \(iso8601(epochSeconds: l))"
-        case let (nil, u?): return "up to \(iso8601(epochSeconds: u))"
-        case (nil, nil): return "at all"
-        }
-    }
-
-    /// Throws a usage error naming the symbols that have no bar in the range (the source names the input).
-    func requireBars(in series: [OHLCVSeries], source: String) throws {
-        let empty = series.filter(\.isEmpty).map(\.symbol)
-        guard empty.isEmpty else {
-            let which = empty.count == 1 ? "symbol \(empty[0]) has" : "symbols \(empty.joined(separator: ", ")) have"
-            throw UsageError("\(which) no bars \(description) in \(source); choose another range or --symbols")
-        }
-    }
-}
-
-extension Array where Element == Int64 {
-    /// The first index whose element satisfies `belongs` (which must be false then true along the array).
-    func partitioningIndex(where belongs: (Int64) -> Bool) -> Int {
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
-    }
-}
-
 /// Splits a comma-separated `--symbols` list; an empty list or a repeated symbol (ignoring case) is a usage error.
 func parseSymbolList(_ list: String) throws -> [String] {
     let wanted = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -102,28 +55,11 @@ func parseSymbolList(_ list: String) throws -> [String] {
     return wanted
 }
 
-/// Reads bars from the store for `sentio backtest --db` and `sentio signals --db`.
-///
-/// Symbols are matched without regard to case, as with CSV input (whose symbols come from file names); the
-/// default is every stored symbol, sorted. Unknown symbols, an empty store and symbols without bars in the range
-/// are usage errors (exit 2) that name the store.
+/// Reads bars from the store for `sentio backtest --db` and `sentio signals --db` (`SentioDatabase.selectSeries`:
+/// symbols matched without regard to case, default every stored symbol; unknown symbols, an empty store and
+/// symbols without bars in the range are usage errors that name the store).
 func loadStoredSeries(from database: SentioDatabase, symbols wanted: [String]?, range: BarRange) throws -> [OHLCVSeries] {
-    let stored = try database.instruments().filter { $0.barCount > 0 }.map(\.symbol)
-    guard !stored.isEmpty else {
-        throw UsageError("the store \(database.path) holds no bars (import CSV files with `sentio import PATH --db \(database.path)`)")
-    }
-    var symbols = stored
-    if let wanted {
-        symbols = try wanted.map { name in
-            guard let match = stored.first(where: { $0.uppercased() == name.uppercased() }) else {
-                throw UsageError("unknown symbol \(name) in --symbols; the store \(database.path) has \(stored.joined(separator: ", "))")
-            }
-            return match
-        }
-    }
-    let series = try database.loadSeries(symbols: symbols, from: range.lower, to: range.upper)
-    try range.requireBars(in: series, source: "the store \(database.path)")
-    return series
+    try database.selectSeries(symbols: wanted, range: range)
 }
 
 /// `--lenient` and `--rejects FILE`, shared by every command that reads OHLCV CSV files (import, indicators,

@@ -270,7 +270,7 @@ extension BenchCommand {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
         if threads != nil, kind != .xirr { throw ValidationError("--threads applies to the xirr workload only") }
         if let repeats, repeats < 1 { throw ValidationError("--repeat must be at least 1, got \(repeats)") }
-        guard (1...12).contains(symbols) else { throw ValidationError("--symbols must be in 1...12, got \(symbols)") }
+        guard (1...12).contains(count) else { throw ValidationError("--count must be in 1...12, got \(count)") }
         for path in input where !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("--input: \(path) does not exist")
         }
@@ -300,11 +300,11 @@ extension BenchCommand {
                 inputs: inputs, size: size, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
             return try measureThroughput(workload, name: name, size: count, repeats: repeatCount, dumpPath: dump)
         case .backtestRSI:
-            let (workload, bars) = try ThroughputWorkloads.backtestRSIWorkload(inputs: inputs, symbols: symbols, size: n)
+            let (workload, bars) = try ThroughputWorkloads.backtestRSIWorkload(inputs: inputs, symbols: count, size: n)
             return try measureThroughput(workload, name: name, size: bars, repeats: repeatCount, dumpPath: dump)
         case .backtestSentio:
             let (workload, bars, generatedDirectory) = try ThroughputWorkloads.backtestSentioWorkload(
-                inputs: inputs, symbols: symbols, size: size)
+                inputs: inputs, symbols: count, size: size)
             defer { if let generatedDirectory { try? FileManager.default.removeItem(atPath: generatedDirectory) } }
             return try measureThroughput(workload, name: name, size: bars, repeats: repeatCount, dumpPath: dump)
         case .signals:

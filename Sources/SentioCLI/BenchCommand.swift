@@ -27,11 +27,6 @@ enum BenchWorkload: String, CaseIterable, ExpressibleByArgument {
     var isThroughput: Bool { self != .signals }
 }
 
-/// Output format of `sentio bench`.
-enum BenchFormat: String, ExpressibleByArgument, CaseIterable {
-    case json, table
-}
-
 /// The result of a latency benchmark; its JSON keys are part of the documented interface.
 struct BenchReport {
     var symbols: Int
@@ -43,9 +38,6 @@ struct BenchReport {
     var p999Nanoseconds: Double
     var maxNanoseconds: Double
     var updatesPerSecond: Double
-    /// `nil` (JSON null) when allocations could not be counted on this platform.
-    var allocationsPerUpdate: Double?
-
 }
 
 /// `sentio bench WORKLOAD`: latency benchmarks that users can run on their own machine.
@@ -56,89 +48,71 @@ struct BenchCommand: ParsableCommand {
         discussion: """
             Workloads: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", ")).
 
-            signals: builds one streaming signal-model state per symbol, feeds --warmup bars per symbol untimed, then \
-            times every further symbol-bar update (indicators + rolling-regression update + Cholesky solve + forecast \
-            + signal construction; the English texts are generated lazily at output time and are not timed) with the \
-            monotonic clock (clock_gettime CLOCK_MONOTONIC), bars fed tick by tick across symbols. Reports the \
-            percentiles of the per-update latency (nearest rank; each includes one clock read, ~20 ns), updates per \
-            second from a second, untimed-per-update pass (total updates / total time), and allocations per \
-            update: every malloc/calloc/realloc/memalign-family call during the post-warm-up updates, counted by \
-            glibc's allocation hooks in a child run of the same command with libc_malloc_debug.so.0 preloaded \
-            (null when that library is missing or the hooks do not fire). The table also shows the full tick (all \
-            symbols) latency and the clock overhead.
-            JSON keys: symbols, bars, updates, p50Nanoseconds, p90Nanoseconds, p99Nanoseconds, p999Nanoseconds, \
-            maxNanoseconds, updatesPerSecond, allocationsPerUpdate.
+            signals: builds one streaming signal-model state per symbol, feeds --warmup bars per symbol untimed, then times every further symbol-bar update (indicators + rolling-regression update + Cholesky solve + forecast + signal construction; the English texts are generated lazily at output time and are not timed) with the monotonic clock (clock_gettime CLOCK_MONOTONIC), bars fed tick by tick across symbols.
+            It reports the percentiles of the per-update latency (nearest rank; each includes one clock read, ~20 ns) and updates per second from a second, untimed-per-update pass (total updates / total time). The table also shows the full tick (all symbols) latency and the clock overhead.
+            Heap allocations per update are counted by the developer tool `sentio-dev allocations`, not here.
+            JSON keys: symbols, bars, updates, p50Nanoseconds, p90Nanoseconds, p99Nanoseconds, p999Nanoseconds, maxNanoseconds, updatesPerSecond.
 
-            Throughput workloads (all others): inputs are read (--input) or generated (minute bars, --seed) first, \
-            then one untimed warm-up run and --repeat timed runs of the same in-memory work (monotonic clock). \
-            JSON keys: workload, size, repeats, medianSeconds, minSeconds, maxSeconds, throughputPerSecond (work \
-            items per second at the median), checksum (a documented reduction of the outputs, identical in every \
-            run; sums are Neumaier-compensated over finite values).
+            Throughput workloads (all others): inputs are read (--input) or generated (minute bars, --seed) first, then one untimed warm-up run and --repeat timed runs of the same in-memory work (monotonic clock).
+            JSON keys: workload, size, repeats, medianSeconds, minSeconds, maxSeconds, throughputPerSecond (work items per second at the median), checksum (a documented reduction of the outputs, identical in every run; sums are Neumaier-compensated over finite values).
             csv: OHLCVReader.read of one file (parse, validate, build columns); size = rows; checksum = sum of closes.
-            rsi: RSI(14) batch over --size closes; checksum = sum of valid values. \
-            volume-ratio: volume ratio (window 20) over --size volumes; checksum = sum of finite values. \
-            rsi/volume-ratio/rolling-ols take the column of the --input files concatenated in the order given.
-            rolling-ols: rolling OLS, window 60, intercept + 3 regressors: y[t] = r[t+3], xj[t] = r[t+3-j] with \
-            r[i] = log(c[i+1]/c[i]) over --size + 4 closes; throughput in windows (size - 59); checksum = sum of \
-            all finite coefficients.
-            xirr: xirr(batch:threads:) over --size series (Actual/365F, guess 0.1); --input FILE with header \
-            series,date,amount (rows grouped by series, dates YYYY-MM-DD, signed amounts), else generated \
-            private-equity-like series of 24 monthly flows; checksum = sum of the rates found.
-            backtest-rsi: the rsi strategy as `sentio backtest --strategy rsi --sizing all-in` runs it, on the first \
-            --symbols inputs cut to --size bars, in memory (indicators + decisions + simulation + statistics); \
-            throughput in bar-cells (symbols x bars); checksum = final equity.
-            backtest-sentio: the sentio strategy as `sentio backtest` runs it (default options), end to end with the \
-            CSV load (files read concurrently), on whole files (--size must match their length if given); \
-            checksum = final equity.
+            rsi: RSI(14) batch over --size closes; checksum = sum of valid values.
+            volume-ratio: volume ratio (window 20) over --size volumes; checksum = sum of finite values.
+            rsi, volume-ratio and rolling-ols take the column of the --input files concatenated in the order given.
+            rolling-ols: rolling OLS, window 60, intercept + 3 regressors: y[t] = r[t+3], xj[t] = r[t+3-j] with r[i] = log(c[i+1]/c[i]) over --size + 4 closes; throughput in windows (size - 59); checksum = sum of all finite coefficients.
+            xirr: xirr(batch:threads:) over --size series (Actual/365F, guess 0.1); --input FILE with header series,date,amount (rows grouped by series, dates YYYY-MM-DD, signed amounts), else generated private-equity-like series of 24 monthly flows; checksum = sum of the rates found.
+            backtest-rsi: the rsi strategy as `sentio backtest --strategy rsi --sizing all-in` runs it, on the first --count inputs cut to --size bars, in memory (indicators + decisions + simulation + statistics); throughput in bar-cells (symbols x bars); checksum = final equity.
+            backtest-sentio: the sentio strategy as `sentio backtest` runs it (default options), end to end with the CSV load (files read concurrently), on whole files (--size must match their length if given); checksum = final equity.
             """
     )
 
     @Argument(help: ArgumentHelp("What to measure: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "WORKLOAD"))
     var workload: String
 
-    @Option(help: ArgumentHelp("Number of symbols, the first N of the 12-symbol universe (count; default 12).", valueName: "N"))
-    var symbols: Int = 12
+    @Option(help: ArgumentHelp("Number of symbols: the first N of the 12-symbol universe (signals), the first N inputs (backtest-rsi, backtest-sentio).", valueName: "N"))
+    var count: Int = 12
 
-    @Option(help: ArgumentHelp("Bars per symbol, warm-up included (count; default 20000).", valueName: "N"))
+    @Option(help: ArgumentHelp("signals: bars per symbol, warm-up included (default: 20000).", valueName: "N"))
     var bars: Int?
 
-    @Option(help: ArgumentHelp("Bars per symbol fed before timing starts (count; default: the model's warm-up plus one regression window, 265 with default parameters).", valueName: "N"))
+    @Option(help: ArgumentHelp("signals: bars per symbol fed before timing starts (default: the model's warm-up plus one regression window, 265 with default parameters).", valueName: "N"))
     var warmup: Int?
 
-    @Option(help: ArgumentHelp("Read bars from these CSV files/directories instead of generating them (default: generated minute bars, seed 42).", valueName: "PATH"))
+    @Option(help: ArgumentHelp("signals: read bars from these CSV files or directories instead of generating minute bars.", valueName: "PATH"))
     var data: [String] = []
 
-    @Option(help: ArgumentHelp("Seed of the generated market (unsigned integer; default 42).", valueName: "S"))
+    @Option(help: ArgumentHelp("Seed of the generated market (unsigned integer).", valueName: "S"))
     var seed: UInt64 = 42
 
-    @Option(help: ArgumentHelp("Output format: json or table (default table).", valueName: "json|table"))
-    var format: BenchFormat = .table
+    @Option(help: ArgumentHelp("Output format: table or json.", valueName: "table|json"))
+    var format: OutputFormat = .table
 
     @OptionGroup(title: "Model parameters (signals workload)")
     var model: SignalModelOptions
 
     @Option(help: ArgumentHelp(
-        "Throughput workloads: work per run (count; defaults: csv 1000000 rows, rsi and volume-ratio 10000000 values, rolling-ols 1000000 rows, xirr 100000 series, backtest-rsi and backtest-sentio 1000000 bars per symbol).",
+        "Throughput workloads: work per run (defaults: csv 1000000 rows, rsi and volume-ratio 10000000 values, rolling-ols 1000000 rows, xirr 100000 series, backtest-rsi and backtest-sentio 1000000 bars per symbol).",
         valueName: "N"))
     var size: Int?
 
     @Option(name: .customLong("repeat"), help: ArgumentHelp(
-        "Throughput workloads: timed runs after one untimed warm-up run (count; default 5).", valueName: "R"))
+        "Throughput workloads: timed runs after one untimed warm-up run (default: 5).", valueName: "R"))
     var repeats: Int?
 
     @Option(help: ArgumentHelp(
-        "Throughput workloads: read inputs from this file or directory instead of generating them (OHLCV CSV; xirr: a series,date,amount CSV); repeat for several files, used in the order given (default: generated, seed --seed).",
+        "Throughput workloads: read inputs from this file or directory instead of generating them (OHLCV CSV; xirr: a series,date,amount CSV); repeat for several files, used in the order given.",
         valueName: "PATH"))
     var input: [String] = []
 
     @Option(help: ArgumentHelp(
-        "xirr: worker threads of the batch solver (count; default: the active processor count).", valueName: "N"))
+        "xirr: worker threads of the batch solver (default: the active processor count).", valueName: "N"))
     var threads: Int?
 
     @Option(help: .hidden)
     var dump: String?
 
     func validate() throws {
+        try format.require([.table, .json])
         guard let kind = BenchWorkload(rawValue: workload) else {
             throw ValidationError("unknown workload '\(workload)'; workloads: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -152,7 +126,7 @@ struct BenchCommand: ParsableCommand {
         for (flag, given) in [("--size", size != nil), ("--repeat", repeats != nil), ("--input", !input.isEmpty), ("--dump", dump != nil), ("--threads", threads != nil)] where given {
             throw ValidationError("\(flag) applies to the throughput workloads, not to signals (use --bars and --data)")
         }
-        guard (1...12).contains(symbols) else { throw ValidationError("--symbols must be in 1...12, got \(symbols)") }
+        guard (1...12).contains(count) else { throw ValidationError("--count must be in 1...12, got \(count)") }
         guard signalBars >= 2 else { throw ValidationError("--bars must be at least 2, got \(signalBars)") }
         if let warmup, warmup < 0 || warmup >= signalBars {
             throw ValidationError("--warmup must be in 0..<--bars (\(signalBars)), got \(warmup)")
@@ -164,24 +138,14 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         switch BenchWorkload(rawValue: workload)! {
-        case .signals where ProcessInfo.processInfo.environment[MallocCounter.childEnvironmentKey] != nil:
-            print(try SignalsBenchmark(
-                config: try model.resolve(), symbols: symbols, bars: signalBars, warmup: warmup, data: data, seed: seed
-            ).countAllocations())
         case .signals:
             let result = try SignalsBenchmark(
-                config: try model.resolve(), symbols: symbols, bars: signalBars, warmup: warmup, data: data, seed: seed
+                config: try model.resolve(), symbols: count, bars: signalBars, warmup: warmup, data: data, seed: seed
             ).run()
-            switch format {
-            case .json: print(BenchCommand.json(result.report))
-            case .table: print(result.table)
-            }
+            print(format == .json ? BenchCommand.json(result.report) : result.table)
         case let kind:
             let report = try runThroughput(kind)
-            switch format {
-            case .json: print(report.json)
-            case .table: print(throughputTable(report, kind))
-            }
+            print(format == .json ? report.json : throughputTable(report, kind))
         }
     }
 
@@ -193,7 +157,6 @@ struct BenchCommand: ParsableCommand {
             ("p50Nanoseconds", number(report.p50Nanoseconds)), ("p90Nanoseconds", number(report.p90Nanoseconds)),
             ("p99Nanoseconds", number(report.p99Nanoseconds)), ("p999Nanoseconds", number(report.p999Nanoseconds)),
             ("maxNanoseconds", number(report.maxNanoseconds)), ("updatesPerSecond", number(report.updatesPerSecond)),
-            ("allocationsPerUpdate", report.allocationsPerUpdate.map(number) ?? "null"),
         ]
         return "{\n" + fields.map { "  \"\($0.0)\": \($0.1)" }.joined(separator: ",\n") + "\n}"
     }
@@ -203,7 +166,6 @@ struct BenchCommand: ParsableCommand {
 
 /// Per-update latency of the streaming signal model over several symbols.
 final class SignalsBenchmark {
-    var allocationFailure: String?
     var config: SignalModelConfig
     var symbols: Int
     var bars: Int
@@ -293,14 +255,11 @@ final class SignalsBenchmark {
         let clockOverhead = measureClockOverhead()
 
         let perSecond = Double(updates) / (Double(total) / 1e9)
-        let counted = countAllocationsInChild()
-        let allocationsPerUpdate = counted.map { Double($0.count) / Double($0.updates) }
         let report = BenchReport(
             symbols: symbolCount, bars: barCount, updates: updates,
             p50Nanoseconds: percentile(latencies, 0.5), p90Nanoseconds: percentile(latencies, 0.9),
             p99Nanoseconds: percentile(latencies, 0.99), p999Nanoseconds: percentile(latencies, 0.999),
-            maxNanoseconds: Double(latencies.last ?? 0), updatesPerSecond: perSecond.rounded(),
-            allocationsPerUpdate: allocationsPerUpdate)
+            maxNanoseconds: Double(latencies.last ?? 0), updatesPerSecond: perSecond.rounded())
 
         func ns(_ x: Double) -> String { String(Int(x.rounded())) }
         let source = data.isEmpty ? "generated minute bars, seed \(seed)" : "bars from \(data.joined(separator: " "))"
@@ -311,75 +270,11 @@ final class SignalsBenchmark {
             updates per second: \(Int(perSecond.rounded())) (untimed-per-update pass: updates / total tick time)
             clock overhead: \(clockOverhead) ns per reading (median of back-to-back clock_gettime calls; included in the per-update figures)
             """
-        switch counted {
-        case let .some(c):
-            table += "\nallocations per update: \(Double(c.count) / Double(c.updates)) (\(c.count) malloc-family calls in \(c.updates) updates after warm-up, counted by glibc's allocation hooks in a child run with libc_malloc_debug preloaded)"
-        case .none:
-            table += "\nallocations per update: not measured (\(allocationFailure ?? "unknown reason"))"
-        }
         let p99 = report.p99Nanoseconds, tick99 = percentile(tickLatencies, 0.99)
         table += "\ntargets: p99 <= 1000 ns per update: \(p99 <= 1000 ? "met" : "missed"); "
-            + "zero allocations per update: \(counted.map { $0.count == 0 ? "met" : "missed" } ?? "not measured"); "
             + "full 12-symbol tick p99 < 15000 ns: \(symbolCount == 12 ? (tick99 < 15000 ? "met" : "missed") : "n/a (\(symbolCount) symbols)")"
         table += "\n(checksum \(checksum.isFinite ? "ok" : "non-finite"))"
         return Result(report: report, table: table)
-    }
-
-    /// Runs this benchmark's update sequence again in a child process with glibc's malloc debug library
-    /// preloaded and returns the number of malloc-family calls during the post-warm-up updates.
-    func countAllocationsInChild() -> (count: Int, updates: Int)? {
-        guard let library = MallocCounter.debugLibrary else {
-            allocationFailure = "glibc's libc_malloc_debug.so.0 not found"
-            return nil
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        process.arguments = Array(CommandLine.arguments.dropFirst())
-        var environment = ProcessInfo.processInfo.environment
-        environment["LD_PRELOAD"] = library
-        environment[MallocCounter.childEnvironmentKey] = "1"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        do { try process.run() } catch {
-            allocationFailure = "cannot start the counting child: \(error)"
-            return nil
-        }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let words = output.split(whereSeparator: \.isWhitespace)
-        guard process.terminationStatus == 0, words.count == 3, words[0] == "allocations",
-            let count = Int(words[1]), let updates = Int(words[2])
-        else {
-            allocationFailure = "the counting child failed (status \(process.terminationStatus)): \(output.prefix(200))"
-            return nil
-        }
-        return (count, updates)
-    }
-
-    /// In the counting child: the same warm-up and updates as the timed pass, with the malloc hooks installed
-    /// around the post-warm-up updates. Prints `allocations COUNT UPDATES`, or `unavailable REASON`.
-    func countAllocations() throws -> String {
-        let (series, barCount, warm) = try prepare()
-        let feeds: [[Bar]] = series.map { s in (0..<barCount).map { s[bar: $0] } }
-        var engine = try SignalEngine(config: config)
-        let indices = series.map { engine.register(symbol: $0.symbol) }
-        var checksum = 0.0
-        for i in 0..<warm { for s in 0..<feeds.count { checksum += try engine.update(symbolIndex: indices[s], bar: feeds[s][i]).aiSignal } }
-        mallocCount = 0
-        guard let hooks = MallocCounter.install() else { return "unavailable hooks-not-found" }
-        // Probe: a fresh array must be counted, or the hooks are not live (debug library not preloaded).
-        let probe = [Double](repeating: checksum, count: 64 + (barCount & 1))
-        let probeCount = mallocCount
-        mallocCount = 0
-        for i in warm..<barCount {
-            for s in 0..<feeds.count { checksum += try engine.update(symbolIndex: indices[s], bar: feeds[s][i]).aiSignal }
-        }
-        let count = mallocCount
-        MallocCounter.uninstall(hooks)
-        withExtendedLifetime(probe) {}
-        guard probeCount > 0 else { return "unavailable hooks-not-live" }
-        return "allocations \(count) \((barCount - warm) * feeds.count)"
     }
 
     /// Nearest-rank percentile of sorted values.
@@ -407,99 +302,4 @@ func monotonicNanoseconds() -> UInt64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
-}
-
-// MARK: - Counting allocations
-
-/// Counts `malloc`/`calloc`/`realloc`/`memalign`-family calls through glibc's allocation hooks.
-///
-/// Since glibc 2.34 the hooks (`__malloc_hook`, `__realloc_hook`, `__memalign_hook`) only work when
-/// `libc_malloc_debug.so` is preloaded, so the benchmark re-runs itself in a child process with
-/// `LD_PRELOAD=libc_malloc_debug.so.0` and counts there (the timing runs in the parent, without the debug
-/// library). Every heap allocation of the process goes through these entry points: Swift objects, array and
-/// string buffers (swift_slowAlloc → malloc/aligned allocation) and C code such as OpenBLAS. (The Swift
-/// runtime's own `_swift_allocObject` hook is not usable on Swift 6.3 for Linux: installing it routes
-/// retains through an adapter that faults on small strings, swiftlang/swift#88924.)
-enum MallocCounter {
-    typealias MallocHook = @convention(c) (Int, UnsafeRawPointer?) -> UnsafeMutableRawPointer?
-    typealias ReallocHook = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeRawPointer?) -> UnsafeMutableRawPointer?
-    typealias MemalignHook = @convention(c) (Int, Int, UnsafeRawPointer?) -> UnsafeMutableRawPointer?
-    typealias LibcMalloc = @convention(c) (Int) -> UnsafeMutableRawPointer?
-    typealias LibcRealloc = @convention(c) (UnsafeMutableRawPointer?, Int) -> UnsafeMutableRawPointer?
-    typealias LibcMemalign = @convention(c) (Int, Int) -> UnsafeMutableRawPointer?
-
-    /// The environment variable that marks the counting child.
-    static let childEnvironmentKey = "SENTIO_BENCH_COUNT_ALLOCATIONS"
-
-    /// Where glibc's malloc debug library lives on Debian/Ubuntu (x86-64 and arm64) and elsewhere.
-    static let debugLibraryCandidates = [
-        "/lib/x86_64-linux-gnu/libc_malloc_debug.so.0", "/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0",
-        "/lib/aarch64-linux-gnu/libc_malloc_debug.so.0", "/usr/lib/aarch64-linux-gnu/libc_malloc_debug.so.0",
-        "/lib64/libc_malloc_debug.so.0", "/usr/lib64/libc_malloc_debug.so.0",
-    ]
-
-    static var debugLibrary: String? { debugLibraryCandidates.first { FileManager.default.fileExists(atPath: $0) } }
-
-    struct Hooks {
-        let malloc: UnsafeMutablePointer<MallocHook?>
-        let realloc: UnsafeMutablePointer<ReallocHook?>
-        let memalign: UnsafeMutablePointer<MemalignHook?>
-    }
-
-    /// Installs the counting hooks; `nil` if the hooks or libc's entry points cannot be found.
-    static func install() -> Hooks? {
-        typealias VersionedSymbol = @convention(c) (
-            UnsafeMutableRawPointer?, UnsafePointer<CChar>, UnsafePointer<CChar>
-        ) -> UnsafeMutableRawPointer?
-        // The hooks are compatibility symbols (`__malloc_hook@GLIBC_2.2.5`): plain dlsym does not see them.
-        guard let handle = dlopen(nil, RTLD_NOW), let dlvsymAddress = dlsym(handle, "dlvsym") else { return nil }
-        let dlvsym = unsafeBitCast(dlvsymAddress, to: VersionedSymbol.self)
-        func hook(_ name: String) -> UnsafeMutableRawPointer? {
-            for version in ["GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.0"] {
-                if let address = dlvsym(handle, name, version) { return address }
-            }
-            return nil
-        }
-        guard let mallocSlot = hook("__malloc_hook"), let reallocSlot = hook("__realloc_hook"),
-            let memalignSlot = hook("__memalign_hook"),
-            let libcMalloc = dlsym(handle, "__libc_malloc"), let libcRealloc = dlsym(handle, "__libc_realloc"),
-            let libcMemalign = dlsym(handle, "__libc_memalign")
-        else { return nil }
-        realMalloc = unsafeBitCast(libcMalloc, to: LibcMalloc.self)
-        realRealloc = unsafeBitCast(libcRealloc, to: LibcRealloc.self)
-        realMemalign = unsafeBitCast(libcMemalign, to: LibcMemalign.self)
-        mallocCount = 0
-        let hooks = Hooks(
-            malloc: mallocSlot.assumingMemoryBound(to: MallocHook?.self),
-            realloc: reallocSlot.assumingMemoryBound(to: ReallocHook?.self),
-            memalign: memalignSlot.assumingMemoryBound(to: MemalignHook?.self))
-        hooks.malloc.pointee = countingMalloc
-        hooks.realloc.pointee = countingRealloc
-        hooks.memalign.pointee = countingMemalign
-        return hooks
-    }
-
-    static func uninstall(_ hooks: Hooks) {
-        hooks.malloc.pointee = nil
-        hooks.realloc.pointee = nil
-        hooks.memalign.pointee = nil
-    }
-}
-
-nonisolated(unsafe) var mallocCount = 0
-nonisolated(unsafe) private var realMalloc: MallocCounter.LibcMalloc?
-nonisolated(unsafe) private var realRealloc: MallocCounter.LibcRealloc?
-nonisolated(unsafe) private var realMemalign: MallocCounter.LibcMemalign?
-
-private let countingMalloc: MallocCounter.MallocHook = { size, _ in
-    mallocCount &+= 1
-    return realMalloc!(size)
-}
-private let countingRealloc: MallocCounter.ReallocHook = { pointer, size, _ in
-    mallocCount &+= 1
-    return realRealloc!(pointer, size)
-}
-private let countingMemalign: MallocCounter.MemalignHook = { alignment, size, _ in
-    mallocCount &+= 1
-    return realMemalign!(alignment, size)
 }

@@ -25,14 +25,7 @@ struct SymbolSelectionOptions: ParsableArguments {
     ///   - symbol: the symbol of an element.
     ///   - source: what holds the data, for the error message ("the data", "the store s.sqlite").
     func select<Element>(_ available: [Element], symbol: (Element) -> String, source: String = "the data") throws -> [Element] {
-        guard let wanted = try list() else { return available }
-        return try wanted.map { name in
-            guard let match = available.first(where: { symbol($0).uppercased() == name.uppercased() }) else {
-                let names = available.map(symbol).joined(separator: ", ")
-                throw UsageError("unknown symbol \(name) in --symbols; \(source) has \(names)")
-            }
-            return match
-        }
+        try SymbolSelection.select(try list(), from: available, symbol: symbol, source: source)
     }
 }
 

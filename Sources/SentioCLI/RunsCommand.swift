@@ -22,7 +22,7 @@ struct RunsCommand: ParsableCommand {
             Runs are saved by `sentio backtest --save --db FILE`. Statistics come from each run's saved statistics \
             (the keys `sentio backtest --format json` prints); a statistic a run lacks shows as '-'.
             """,
-        subcommands: [List.self, Show.self, Compare.self, WriteSynthetic.self],
+        subcommands: [List.self, Show.self, Compare.self],
         defaultSubcommand: List.self
     )
 
@@ -179,61 +179,6 @@ struct RunsCommand: ParsableCommand {
                     }
                 }
                 print(renderTable(rows, rightAligned: Set(1..<rows[0].count)))
-            }
-        }
-    }
-
-    /// Test helper (hidden): saves synthetic runs one after another, printing each id, so that a test can kill the
-    /// process in the middle of a save and check that the store is still consistent.
-    struct WriteSynthetic: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "write-synthetic", abstract: "Test helper: save synthetic runs in a loop.", shouldDisplay: false)
-        @OptionGroup var store: StoreOptions
-        @Option(help: "Number of runs to save.") var count: Int = 10
-        @Option(help: "Trades per run.") var trades: Int = 100
-        @Option(help: "Equity points per run.") var points: Int = 10_000
-
-        func validate() throws {
-            if count < 0 { throw ValidationError("--count must not be negative, got \(count)") }
-            if trades < 0 { throw ValidationError("--trades must not be negative, got \(trades)") }
-            if points < 1 { throw ValidationError("--points must be at least 1, got \(points)") }
-        }
-
-        func run() throws {
-            let database = try store.open(mode: .createIfMissing)
-            for n in 0..<count {
-                // A seeded random walk of daily equity, so that listings and comparisons have something to show.
-                var state = UInt64(n + 1) &* 0x9E37_79B9_7F4A_7C15
-                func uniform() -> Double {
-                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                    return Double(state >> 11) / Double(1 << 53)
-                }
-                let start: Int64 = 1_672_617_600  // 2023-01-02
-                var value = 100_000.0, peak = value, maxDrawdown = 0.0
-                var equity: [StoredEquityPoint] = []
-                equity.reserveCapacity(points)
-                for i in 0..<points {
-                    if i > 0 { value *= 1 + 0.02 * (uniform() - 0.48) }
-                    peak = max(peak, value)
-                    maxDrawdown = max(maxDrawdown, 1 - value / peak)
-                    equity.append(StoredEquityPoint(timestamp: start + Int64(i) * 86_400, equity: value, cash: value * 0.1))
-                }
-                let tradeList = (0..<trades).map { i in
-                    StoredTrade(
-                        symbol: "SYN", entryTimestamp: start + Int64(i) * 86_400, entryPrice: 100,
-                        exitTimestamp: start + Int64(i) * 86_400 + 3_600, exitPrice: 101, shares: 10, pnl: 10, pnlPercent: 1,
-                        signalType: "BUY", exitReason: "synthetic")
-                }
-                let totalReturn = (value / 100_000 - 1) * 100
-                let run = StoredRun(
-                    strategy: "synthetic", symbols: ["SYN"], configJSON: #"{"seed":\#(n + 1)}"#,
-                    statisticsJSON: #"{"maxDrawdownPercent":\#(maxDrawdown * 100),"totalReturnPercent":\#(totalReturn),"tradeCount":\#(trades)}"#,
-                    inputFingerprint: "synthetic", label: "written by sentio runs write-synthetic",
-                    startTimestamp: equity.first?.timestamp, endTimestamp: equity.last?.timestamp,
-                    initialCapital: 100_000, finalEquity: value)
-                let id = try database.saveRun(run, trades: tradeList, equity: equity)
-                print("saved run \(id)")
-                fflush(nil)  // flush stdout so the parent sees each id as soon as it is committed
             }
         }
     }

@@ -1,13 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sentio
-
-extension NumberPrecision: ExpressibleByArgument {}
-
-/// Output format of `sentio signals`.
-enum SignalsFormat: String, ExpressibleByArgument, CaseIterable {
-    case json, csv
-}
+import SentioAPI
 
 /// Model parameters as command-line options; each overrides the config file, which overrides the defaults.
 struct SignalModelOptions: ParsableArguments {
@@ -124,24 +118,18 @@ struct SignalModelOptions: ParsableArguments {
     }
 }
 
-/// `sentio signals`: the latest model signal per symbol (`GET /signals` JSON), or every bar's with `--history`.
+/// `sentio signals`: the latest model signal per symbol (`GET /signals`), every bar's with `--history`, or one
+/// symbol's detail (`GET /symbols/{symbol}`) with `--detail`. The shapes and their JSON/CSV forms are SentioAPI's.
 struct SignalsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signals",
         abstract: "BUY/SELL/HOLD signals from the Sentio rolling-regression model, per symbol.",
         discussion: """
-            Reads OHLCV CSV files (or directories of SYMBOL.csv files; the symbol is the file name) and prints the \
-            latest signal of each symbol in the GET /signals JSON shape, with the top-level "timestamp" = the latest \
-            bar time. With --history, writes every bar's signal instead (JSON: the config used, then one object per \
-            bar with "warmUp" and "status"; CSV: one row per bar). The model (features, target, fit, score, \
-            confidence, rules) is described in Sources/SentioSignals/Documentation.docc/SignalModel.md. Output is deterministic: the same input \
-            and options give the same bytes. Files given with --output are written atomically.
-            Store: with --db FILE and no PATH the bars come from that store (see `sentio import`); --symbols, --from \
-            and --to select bars the same way from CSV files and from the store (the model sees only the selected \
-            bars, so --from shortens its warm-up history). --save writes the signals printed (every bar's with \
-            --history, else the latest per symbol) to the store's signal history as model "sentio", replacing \
-            stored signals of the same symbol and time; the store is --db FILE, else the default. PATH and --db \
-            together are allowed only with --save: PATH is then the data and --db where the signals are saved.
+            Reads OHLCV CSV files (or directories of SYMBOL.csv files; the symbol is the file name) and prints the latest signal of each symbol in the GET /signals JSON shape: {"timestamp", "signals": [...], "warmingUp": [...]}, where "timestamp" is the latest bar time and a symbol whose model has not seen enough bars yet is listed under "warmingUp" with "barsRemaining" (the bars still needed before its first signal) instead of as a signal.
+            --history writes every bar's signal instead: JSON {"model", "config", "timestamp", "signals", "warmingUp"} with the parameters used and one signal per bar past the warm-up; CSV one row per signal, the columns being the signal's fields (id, symbol, timestamp, price, change, changePercent, signalType, confidence, targetReturn, stopLoss, profitTarget, aiSignal, rsi, volumeRatio, recommendation, reasoning). Without --history, CSV has the same columns, one row per symbol with a signal; warming-up symbols are named on standard error.
+            --detail SYMBOL writes that symbol's GET /symbols/{symbol} JSON: {"symbol", "name", "price", "signal", "historicalData"} with the bars (the last --last N of them). The name is the one in --metadata FILE (CSV symbol,name, as in `sentio import --metadata`), else the name stored with --db FILE, else the built-in name of the twelve sample ETFs, else the symbol itself. A symbol still warming up has no detail (exit 2).
+            Units: price, change and profitTarget are prices; changePercent, targetReturn and stopLoss are percents (2.5 = 2.5%; stopLoss is negative); confidence is a fraction in [0, 1]. Numbers are written exactly (shortest round-trip form); a number the model cannot give (e.g. the volume ratio of an all-zero-volume window) is an error naming the symbol, field and bar, never null. The model is described in the SentioSignals documentation (SignalModel). Output is deterministic; files given with --output are written atomically.
+            Store: with --db FILE and no PATH the bars come from that store (see `sentio import`); --symbols, --from and --to select bars the same way from CSV files and from the store (the model sees only the selected bars, so --from shortens its warm-up history). --save writes the signals printed (every bar's with --history, else the latest per symbol) to the store's signal history as model "sentio", replacing stored signals of the same symbol and time; the store is --db FILE, else the default. PATH and --db together are allowed only with --save: PATH is then the data and --db where the signals are saved.
             """
     )
 
@@ -151,19 +139,24 @@ struct SignalsCommand: ParsableCommand {
     @Flag(help: "Write every bar's signal (for charts and research) instead of the latest per symbol.")
     var history = false
 
-    @Option(help: ArgumentHelp("Output format: json or csv (default json).", valueName: "json|csv"))
-    var format: SignalsFormat = .json
+    @Option(help: ArgumentHelp("Write this symbol's detail (GET /symbols/{symbol} JSON: name, price, signal, bars) instead of the latest signals.", valueName: "SYMBOL"))
+    var detail: String?
+
+    @Option(help: ArgumentHelp("With --detail: the number of most recent bars in historicalData (default: all).", valueName: "N"))
+    var last: Int?
+
+    @Option(help: ArgumentHelp("Instrument names for --detail: a CSV file with the header symbol,name.", valueName: "FILE"))
+    var metadata: String?
+
+    @Option(help: ArgumentHelp("Output format: json or csv (--detail: json only).", valueName: "json|csv"))
+    var format: OutputFormat = .json
 
     @Option(help: ArgumentHelp("Write to this file (atomically) instead of standard output.", valueName: "PATH"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Numbers: display (prices 4 decimals, others 2) or full (exact round-trip). Default: display for the latest signals, full for --history. CSV is always full.", valueName: "display|full"))
-    var precision: NumberPrecision?
-
     @OptionGroup var lenient: LenientOptions
 
-    @Option(help: ArgumentHelp("Comma-separated symbols to use, in this order (default: all, in file or stored order).", valueName: "LIST"))
-    var symbols: String?
+    @OptionGroup var selection: SymbolSelectionOptions
 
     @OptionGroup var range: BarRangeOptions
 
@@ -176,20 +169,29 @@ struct SignalsCommand: ParsableCommand {
     var model: SignalModelOptions
 
     func validate() throws {
-        if format == .csv && precision == .display {
-            throw ValidationError("--precision display applies to JSON only; CSV output is always full precision")
-        }
+        try format.require([.json, .csv])
         if !paths.isEmpty && store.database != nil && !save {
             throw ValidationError(
                 "give either PATH (CSV input) or --db FILE (stored bars), not both; "
                     + "with --save, PATH is the data and --db the store the signals are saved to")
         }
         if readsStore && lenient.enabled { throw ValidationError("--lenient applies to CSV input only, not to stored bars") }
+        if let detail {
+            if detail.isEmpty { throw ValidationError("--detail needs a symbol") }
+            if history { throw ValidationError("--detail and --history are different outputs; give one of them") }
+            if selection.symbols != nil { throw ValidationError("--detail SYMBOL selects the symbol; leave out --symbols") }
+            if format != .json { throw ValidationError("--detail writes JSON only; leave out --format \(format.rawValue)") }
+        } else {
+            if last != nil { throw ValidationError("--last applies to --detail only") }
+            if metadata != nil { throw ValidationError("--metadata applies to --detail only (names are part of the symbol detail)") }
+        }
+        if let last, last < 1 { throw ValidationError("--last must be at least 1, got \(last)") }
     }
 
     func run() throws {
         let config = try model.resolve()
-        let inputs = try readsStore ? loadStoredInputs() : loadCSVInputs()
+        let wanted = try detail.map { [$0] } ?? selection.list()
+        let inputs = try readsStore ? loadStoredInputs(symbols: wanted) : loadCSVInputs(symbols: wanted)
         let perSymbol = try inputs.map { series, source in
             do {
                 return try SignalModel.evaluate(series, config: config)
@@ -198,15 +200,22 @@ struct SignalsCommand: ParsableCommand {
             }
         }
         let text: String
-        switch (history, format) {
-        case (false, .json):
-            text = SignalEncoding.latestDocument(perSymbol.compactMap(\.last), config: config, precision: precision ?? .display)
-        case (true, .json):
-            text = SignalEncoding.historyDocument(perSymbol, config: config, precision: precision ?? .full)
-        case (false, .csv):
-            text = SignalEncoding.historyCSV(perSymbol.compactMap { $0.last.map { [$0] } })
-        case (true, .csv):
-            text = SignalEncoding.historyCSV(perSymbol)
+        if detail != nil {
+            text = try APIJSON.encode(try SignalContracts.symbolDetail(
+                series: inputs[0].series, config: config, names: try instrumentNames(), historyLimit: last))
+        } else if history {
+            let document = try SignalContracts.history(perSymbol, config: config)
+            text = format == .csv ? try document.csv() : try APIJSON.encode(document)
+        } else {
+            let response = try SignalContracts.response(perSymbol.compactMap(\.last), config: config)
+            if format == .csv {
+                text = try APISignal.csv(response.signals)
+                for w in response.warmingUp {
+                    printError("note: \(w.symbol) is still warming up: \(w.barsRemaining) more bar\(w.barsRemaining == 1 ? "" : "s") before its first signal")
+                }
+            } else {
+                text = try APIJSON.encode(response)
+            }
         }
         // --output and --save together or not at all: the file is staged, the signals saved, then the file renamed.
         let outputs = OutputTransaction()
@@ -225,8 +234,22 @@ struct SignalsCommand: ParsableCommand {
     /// True when the bars come from the store: `--db` given and no PATH.
     var readsStore: Bool { paths.isEmpty && store.database != nil }
 
-    /// The CSV series (with the file each came from, for messages), selected by `--symbols`, `--from`, `--to`.
-    func loadCSVInputs() throws -> [(series: OHLCVSeries, source: String)] {
+    /// Names for `--detail`: `--metadata`, else the names stored in `--db`, else the built-in ones, else the symbol.
+    func instrumentNames() throws -> InstrumentNames {
+        var overrides: [String: String] = [:]
+        if store.database != nil, FileManager.default.fileExists(atPath: store.path) {
+            for instrument in try store.open(mode: .readOnly).instruments() {
+                if let name = instrument.name { overrides[instrument.symbol] = name }
+            }
+        }
+        if let metadata {
+            for row in try InstrumentMetadataFile.read(path: metadata) { overrides[row.symbol] = row.name }
+        }
+        return InstrumentNames(overrides: overrides, symbolAsLastResort: true)
+    }
+
+    /// The CSV series (with the file each came from, for messages), selected by `symbols`, `--from`, `--to`.
+    func loadCSVInputs(symbols: [String]?) throws -> [(series: OHLCVSeries, source: String)] {
         let inputs = paths.isEmpty ? ["Data/market"] : paths
         let results = try OHLCVReader.readAllWithReports(paths: inputs, options: lenient.readOptions)
         var seen: Set<String> = []
@@ -238,17 +261,9 @@ struct SignalsCommand: ParsableCommand {
         }
         let files = try OHLCVReader.expand(paths: inputs)
         if lenient.enabled { try lenient.report(zip(files, results).map { ($0, $1.skipped) }) }
-        var selected = zip(results, files).map { (series: $0.series, source: $1) }
-        if let symbols {
-            let available = selected.map(\.series.symbol)
-            // Symbols come from file names; match them without regard to case, as `sentio backtest` does.
-            selected = try parseSymbolList(symbols).map { wanted in
-                guard let match = selected.first(where: { $0.series.symbol.uppercased() == wanted.uppercased() }) else {
-                    throw UsageError("unknown symbol \(wanted) in --symbols; the data has \(available.joined(separator: ", "))")
-                }
-                return match
-            }
-        }
+        // Symbols come from file names; they are matched without regard to case, as for stored bars.
+        var selected = try SymbolSelection.select(
+            symbols, from: zip(results, files).map { (series: $0.series, source: $1) }, symbol: \.series.symbol)
         let range = try self.range.resolve()
         if !range.isUnbounded {
             selected = selected.map { (series: range.apply(to: $0.series), source: $0.source) }
@@ -257,10 +272,10 @@ struct SignalsCommand: ParsableCommand {
         return selected
     }
 
-    /// The stored series of `--symbols` (default all) within `--from`/`--to`; the store must exist.
-    func loadStoredInputs() throws -> [(series: OHLCVSeries, source: String)] {
+    /// The stored series of `symbols` (default all) within `--from`/`--to`; the store must exist.
+    func loadStoredInputs(symbols: [String]?) throws -> [(series: OHLCVSeries, source: String)] {
         let database = try store.open(mode: .readOnly)
-        let series = try loadStoredSeries(from: database, symbols: try symbols.map(parseSymbolList), range: try range.resolve())
+        let series = try loadStoredSeries(from: database, symbols: symbols, range: try range.resolve())
         return series.map { (series: $0, source: "\(database.path) symbol \($0.symbol)") }
     }
 }

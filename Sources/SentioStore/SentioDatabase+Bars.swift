@@ -73,6 +73,8 @@ public struct ImportReport: Sendable, Equatable, CustomStringConvertible {
 /// A stored instrument and the extent of its bars.
 public struct InstrumentSummary: Sendable, Equatable {
     public var symbol: String
+    /// The display name stored for the instrument (`instruments.name`), `nil` when none was stored.
+    public var name: String? = nil
     public var barCount: Int
     public var firstTimestamp: Int64?
     public var lastTimestamp: Int64?
@@ -409,7 +411,7 @@ extension SentioDatabase {
                 let rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT symbol, bar_count, first_timestamp, last_timestamp,
+                        SELECT symbol, name, bar_count, first_timestamp, last_timestamp,
                                bar_count = 0 AND EXISTS (SELECT 1 FROM bar_blocks AS b WHERE b.symbol = i.symbol) AS hidden
                         FROM instruments AS i ORDER BY symbol
                         """)
@@ -418,9 +420,48 @@ extension SentioDatabase {
                 }
                 return rows.map {
                     InstrumentSummary(
-                        symbol: $0["symbol"], barCount: $0["bar_count"], firstTimestamp: $0["first_timestamp"],
+                        symbol: $0["symbol"], name: $0["name"], barCount: $0["bar_count"], firstTimestamp: $0["first_timestamp"],
                         lastTimestamp: $0["last_timestamp"])
                 }
+            }
+        }
+    }
+
+    /// Stores display names of instruments (`instruments.name`), in one transaction.
+    ///
+    /// - With `overwrite`, each name replaces the stored one; a symbol without an instrument row gets one with no
+    ///   bars (so that names can be given before the bars are imported).
+    /// - Without `overwrite`, a name is stored only for an instrument that already has a row and no name yet:
+    ///   this is how `sentio import` fills the built-in names without undoing a name given earlier.
+    ///
+    /// - Returns: how many instruments got a new or changed name.
+    /// - Throws: `StoreError.invalidRecord` for an empty symbol or name; other `StoreError`s for database problems.
+    @discardableResult
+    public func setInstrumentNames(_ names: [(symbol: String, name: String)], overwrite: Bool) throws -> Int {
+        for (symbol, name) in names where symbol.isEmpty || name.isEmpty {
+            throw StoreError.invalidRecord(kind: "instrument", detail: symbol.isEmpty ? "empty symbol" : "empty name for \(symbol)")
+        }
+        return try withStoreErrors {
+            try pool.write { db in
+                let now = Int64(Date().timeIntervalSince1970)
+                var changed = 0
+                for (symbol, name) in names {
+                    if overwrite {
+                        try db.execute(
+                            sql: """
+                                INSERT INTO instruments (symbol, name, updated_at) VALUES (?, ?, ?)
+                                ON CONFLICT (symbol) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at
+                                WHERE instruments.name IS NOT excluded.name
+                                """,
+                            arguments: [symbol, name, now])
+                    } else {
+                        try db.execute(
+                            sql: "UPDATE instruments SET name = ?, updated_at = ? WHERE symbol = ? AND name IS NULL",
+                            arguments: [name, now, symbol])
+                    }
+                    changed += db.changesCount
+                }
+                return changed
             }
         }
     }

@@ -1,14 +1,16 @@
 import Foundation
-import Sentio
+import SentioFunds
+import SentioSignals
+import SentioStore
 
-// Adapters between the engine's types and the store's records, for the `--save` flags. They live in the CLI
-// because SentioStore must not depend on SentioSignals or SentioFunds.
+// Adapters between the engine's types and the store's records (for the `--save` flags and any other front end).
+// They live in the umbrella module because SentioStore must not depend on SentioSignals or SentioFunds.
 
 extension StoredSignal {
     /// The Sentio model's signal as a stored record: `price` (close), `confidence`, `stopLoss` (a negative
     /// percent, as the model reports it) and `takeProfit` (the model's profit-target price) in typed columns; every
     /// other field in the details JSON, NaN written as `null`. `Signal(stored:)` gives back an equal signal.
-    init(_ signal: Signal, model: String = "sentio") {
+    public init(_ signal: Signal, model: String = "sentio") {
         // Written by hand: Swift's `description` is the shortest text that reads back to the same Double, while
         // JSONSerialization rounds to 15 digits. NaN (and ±infinity, which the model never emits) become null.
         func number(_ x: Double) -> String { x.isFinite ? "\(x)" : "null" }
@@ -40,7 +42,7 @@ extension Signal {
 
     /// The signal a `StoredSignal(_:model:)` record was made from; `nil` if the record was not written that way.
     /// (Decoded with `JSONDecoder`, which reads numbers exactly; `JSONSerialization` goes through `Decimal`.)
-    init?(stored: StoredSignal) {
+    public init?(stored: StoredSignal) {
         guard let type = SignalType(rawValue: stored.signal), let text = stored.detailsJSON,
             let details = try? JSONDecoder().decode(Details.self, from: Data(text.utf8)),
             let reason = SignalReason(rawValue: details.reason)
@@ -60,7 +62,7 @@ extension Signal {
 
 extension StoredFundEvent {
     /// A fund event as stored: the exact decimal amount, type and status by their raw values.
-    init(_ event: FundEvent) {
+    public init(_ event: FundEvent) {
         self.init(
             fundID: event.fundID, date: event.date, kind: Kind(rawValue: event.type.rawValue)!,
             amount: event.amount.decimal, dueDate: event.dueDate,
@@ -70,7 +72,7 @@ extension StoredFundEvent {
 
 extension FundEvent {
     /// The event a stored record holds (`line` is 0: it no longer comes from a file).
-    init(stored: StoredFundEvent) {
+    public init(stored: StoredFundEvent) {
         self.init(
             fundID: stored.fundID, date: stored.date, type: FundEventType(rawValue: stored.kind.rawValue)!,
             amount: MoneyAmount(stored.amount), dueDate: stored.dueDate,
@@ -79,7 +81,8 @@ extension FundEvent {
 }
 
 extension StoredFundMetadata {
-    init(_ metadata: FundMetadata) {
+    /// A fund's metadata as stored.
+    public init(_ metadata: FundMetadata) {
         self.init(
             fundID: metadata.id, name: metadata.name, manager: metadata.manager, domicile: metadata.domicile,
             vintage: metadata.vintage)
@@ -87,7 +90,8 @@ extension StoredFundMetadata {
 }
 
 extension FundMetadata {
-    init(stored: StoredFundMetadata) {
+    /// The metadata a stored record holds.
+    public init(stored: StoredFundMetadata) {
         self.init(id: stored.fundID, name: stored.name, manager: stored.manager, domicile: stored.domicile, vintage: stored.vintage)
     }
 }
