@@ -170,6 +170,7 @@ struct SignalsCommand: ParsableCommand {
 
     func validate() throws {
         try format.require([.json, .csv])
+        if let last, last < 1 { throw ValidationError("--last must be at least 1, got \(last)") }
         if !paths.isEmpty && store.database != nil && !save {
             throw ValidationError(
                 "give either PATH (CSV input) or --db FILE (stored bars), not both; "
@@ -185,7 +186,6 @@ struct SignalsCommand: ParsableCommand {
             if last != nil { throw ValidationError("--last applies to --detail only") }
             if metadata != nil { throw ValidationError("--metadata applies to --detail only (names are part of the symbol detail)") }
         }
-        if let last, last < 1 { throw ValidationError("--last must be at least 1, got \(last)") }
     }
 
     func run() throws {

@@ -164,7 +164,7 @@ struct BenchCLITests {
     }
 
     @Test func backtestRSIChecksumIsTheFinalEquityOfSentioBacktest() throws {
-        let run = try runSentio(["bench", "backtest-rsi", "--input", "Data/market", "--symbols", "4", "--size", "500",
+        let run = try runSentio(["bench", "backtest-rsi", "--input", "Data/market", "--count", "4", "--size", "500",
                                  "--repeat", "2", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try parseReport(run.stdout, workload: "backtest-rsi", size: 500, repeats: 2)
@@ -216,7 +216,7 @@ struct BenchCLITests {
         (["bench", "rsi", "--threads", "2"], "--threads applies to the xirr workload only"),
         (["bench", "backtest-sentio", "--input", "Data/market", "--size", "100"], "whose shortest has 504 bars"),
         (["bench", "backtest-rsi", "--input", "Data/market", "--size", "600"], "has only 504 bars"),
-        (["bench", "backtest-rsi", "--symbols", "13"], "--symbols must be in 1...12"),
+        (["bench", "backtest-rsi", "--count", "13"], "--count must be in 1...12"),
         (["bench", "xirr", "--input", "Data/market/TQQQ.csv"], "expected the header 'series,date,amount'"),
         (["bench", "csv", "--bars", "-5"], "--bars applies to the signals workload, not to csv"),
         (["bench", "rsi", "--warmup", "3"], "--warmup applies to the signals workload, not to rsi"),

@@ -1,7 +1,7 @@
 import Foundation
 import SentioTestSupport
 
-// The one way CLI tests run the built `sentio` executable as a child process.
+// The one way CLI tests run the built `sentio` (and `sentio-dev`, the benchmark and test helpers) as a child process.
 
 /// What a finished `sentio` process left behind.
 struct SentioRun {
@@ -11,15 +11,23 @@ struct SentioRun {
 }
 
 struct SentioExecutableNotFound: Error, CustomStringConvertible {
+    var name: String
+    var variable: String
     var searched: [String]
     var description: String {
-        "no built `sentio` executable (searched \(searched)); run `swift build` or set SENTIO_BINARY"
+        "no built `\(name)` executable (searched \(searched)); run `swift build` or set \(variable)"
     }
 }
 
 /// The built `sentio`: `$SENTIO_BINARY`, else the products directory that holds the test bundle
 /// (SwiftPM builds the executable there for this test target), else `.build/debug`.
-let sentioExecutable: Result<URL, SentioExecutableNotFound> = {
+let sentioExecutable = locateExecutable("sentio", variable: "SENTIO_BINARY")
+
+/// The built `sentio-dev` (benchmark and test helpers): `$SENTIO_DEV_BINARY`, else beside `sentio`.
+let sentioDevExecutable = locateExecutable("sentio-dev", variable: "SENTIO_DEV_BINARY")
+
+/// `name` in `$variable`, the test bundle's products directory, or `.build/debug`.
+func locateExecutable(_ name: String, variable: String) -> Result<URL, SentioExecutableNotFound> {
     let fm = FileManager.default
     var directories: [URL] = []
     if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
@@ -33,24 +41,25 @@ let sentioExecutable: Result<URL, SentioExecutableNotFound> = {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
         repositoryRoot.appendingPathComponent(".build/debug"),
     ]
-    var candidates = directories.map { $0.appendingPathComponent("sentio").path }
-    if let explicit = ProcessInfo.processInfo.environment["SENTIO_BINARY"] { candidates.insert(explicit, at: 0) }
+    var candidates = directories.map { $0.appendingPathComponent(name).path }
+    if let explicit = ProcessInfo.processInfo.environment[variable] { candidates.insert(explicit, at: 0) }
     for path in candidates {
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue, fm.isExecutableFile(atPath: path) {
             return .success(URL(fileURLWithPath: path))
         }
     }
-    return .failure(SentioExecutableNotFound(searched: candidates))
-}()
+    return .failure(SentioExecutableNotFound(name: name, variable: variable, searched: candidates))
+}
 
 /// Starts `sentio arguments...` in `directory` (default: the repository root). Output goes to files in a
 /// temporary directory, so no pipe can fill up and block the child.
 func startSentio(
-    _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil
+    _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil,
+    executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
 ) throws -> (process: Process, stdout: URL, stderr: URL) {
     let process = Process()
-    process.executableURL = try sentioExecutable.get()
+    process.executableURL = try executable.get()
     process.arguments = arguments
     if let environment { process.environment = environment }
     process.currentDirectoryURL = directory ?? repositoryRoot
@@ -65,12 +74,25 @@ func startSentio(
 }
 
 /// Runs `sentio arguments...` to completion and returns its exit status and output.
-func runSentio(_ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil) throws -> SentioRun {
-    let (process, stdout, stderr) = try startSentio(arguments, environment: environment, in: directory)
+func runSentio(
+    _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil,
+    executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
+) throws -> SentioRun {
+    let (process, stdout, stderr) = try startSentio(arguments, environment: environment, in: directory, executable: executable)
     process.waitUntilExit()
     defer { try? FileManager.default.removeItem(at: stdout.deletingLastPathComponent()) }
     return SentioRun(
         status: process.terminationStatus,
         stdout: String(decoding: try Data(contentsOf: stdout), as: UTF8.self),
         stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
+}
+
+/// Runs `sentio-dev arguments...` to completion.
+func runSentioDev(_ arguments: [String], in directory: URL? = nil) throws -> SentioRun {
+    try runSentio(arguments, in: directory, executable: sentioDevExecutable)
+}
+
+/// Starts `sentio-dev arguments...`.
+func startSentioDev(_ arguments: [String], in directory: URL? = nil) throws -> (process: Process, stdout: URL, stderr: URL) {
+    try startSentio(arguments, in: directory, executable: sentioDevExecutable)
 }

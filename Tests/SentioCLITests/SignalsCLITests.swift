@@ -4,6 +4,7 @@ import Testing
 
 @testable import Sentio
 @testable import SentioCLI
+@testable import SentioDevTools
 
 
 
@@ -21,6 +22,8 @@ struct SignalsCLITests {
         #expect(signals.count == 12)
         let latest = market.map { $0.timestamps.last! }.max()!
         #expect(object["timestamp"] as? String == iso8601(epochSeconds: latest))
+        // Every symbol of the sample market is past its warm-up.
+        #expect((object["warmingUp"] as? [Any])?.isEmpty == true)
         for (entry, series) in zip(signals, market) {
             #expect(entry.count == 16)
             #expect(["BUY", "SELL", "HOLD"].contains(entry["signalType"] as? String ?? ""))
@@ -46,7 +49,9 @@ struct SignalsCLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["a.json", "b.json"])
     }
 
-    @Test func historyJSONRecordsConfigAndMarksWarmUp() throws {
+    @Test func historyJSONRecordsConfigAndLeavesOutWarmUp() throws {
+        // Deliberate change (issue 12): the history is SentioAPI's SignalHistory; warm-up bars have no signal and
+        // are not listed (they were objects with "warmUp": true and null numbers).
         let path = try temporaryDirectory().appendingPathComponent("history.json").path
         let file = repositoryRoot.appendingPathComponent("Data/market/TQQQ.csv").path
         try SignalsCommand.parse([file, "--history", "--window", "60", "--horizon", "3", "--output", path]).run()
@@ -58,11 +63,10 @@ struct SignalsCLITests {
         #expect(config == expectedConfig)
         let entries = try #require(object["signals"] as? [[String: Any]])
         let series = try OHLCVReader.read(path: file)
-        #expect(entries.count == series.count)
-        let warm = entries.prefix { ($0["warmUp"] as? Bool) == true }.count
-        #expect(warm == expectedConfig.firstSignalIndex)
-        #expect(entries[warm...].allSatisfy { ($0["warmUp"] as? Bool) == false })
-        #expect(entries[..<warm].allSatisfy { ($0["signalType"] as? String) == "HOLD" && ($0["confidence"] as? NSNumber)?.doubleValue == 0 })
+        #expect(entries.count == series.count - expectedConfig.firstSignalIndex)
+        let expected = try SignalModel.evaluate(series, config: expectedConfig)
+        #expect(entries.map { $0["id"] as? String } == expected[expectedConfig.firstSignalIndex...].map(\.id))
+        #expect((object["warmingUp"] as? [Any])?.isEmpty == true)
     }
 
     @Test func historyCSVAndConfigFile() throws {
@@ -77,8 +81,126 @@ struct SignalsCLITests {
         config.horizon = 2
         config.buyScoreThreshold = 0.5
         config.sellScoreThreshold = 2
-        let expected = SignalEncoding.historyCSV([try SignalModel.evaluate(try OHLCVReader.read(path: file), config: config)])
-        #expect(text == expected)
+        let signals = try SignalModel.evaluate(try OHLCVReader.read(path: file), config: config)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // The columns are the Signal contract's fields, in its order; one row per signal past the warm-up.
+        #expect(lines.first == "id,symbol,timestamp,price,change,changePercent,signalType,confidence,targetReturn,stopLoss,profitTarget,aiSignal,rsi,volumeRatio,recommendation,reasoning")
+        #expect(lines.count == 1 + signals.count - config.firstSignalIndex + 1 && lines.last == "")
+        for (line, signal) in zip(lines.dropFirst(), signals[config.firstSignalIndex...]) {
+            let cells = line.split(separator: ",", maxSplits: 14, omittingEmptySubsequences: false).map(String.init)
+            #expect(cells[0] == signal.id && cells[1] == "SOXL" && cells[2] == iso8601(epochSeconds: signal.timestamp))
+            #expect(Double(cells[3]) == signal.price && Double(cells[7]) == signal.confidence && Double(cells[11]) == signal.aiSignal)
+            #expect(cells[6] == signal.signalType.rawValue)
+        }
+    }
+
+    /// The warm-up rule of the model: the first signal is at bar index `firstSignalIndex` =
+    /// featureLookback + horizon + regressionWindow − 1, so n bars leave `firstSignalIndex + 1 − n` to go.
+    @Test(arguments: [1, 2, 37, 144])
+    func warmingUpSymbolsListBarsRemaining(bars: Int) throws {
+        let directory = try temporaryDirectory()
+        let source = try OHLCVReader.read(path: repositoryRoot.appendingPathComponent("Data/market/TQQQ.csv").path)
+        let short = directory.appendingPathComponent("SHORT.csv")
+        try OHLCVWriter.write(source.prefix(bars), to: short.path)
+        let run = try runSentio(["signals", sampleMarket + "/SQQQ.csv", short.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let warming = try #require(object["warmingUp"] as? [[String: Any]])
+        let config = SignalModelConfig()
+        let needed = config.featureLookback + config.horizon + config.regressionWindow
+        #expect(needed == config.firstSignalIndex + 1)
+        #expect(warming.count == 1)
+        #expect(warming.first?["symbol"] as? String == "SHORT")
+        #expect(warming.first?["barsRemaining"] as? Int == needed - bars)
+        #expect((object["signals"] as? [[String: Any]])?.map { $0["symbol"] as? String } == ["SQQQ"])
+        // With one bar more than needed minus one, the symbol has its first signal.
+        if bars == needed - 1 {
+            let full = directory.appendingPathComponent("FULL.csv")
+            try OHLCVWriter.write(source.prefix(needed), to: full.path)
+            let ready = try runSentio(["signals", full.path])
+            #expect(ready.stdout.contains(#""warmingUp": []"#), "\(ready.stdout)")
+        }
+    }
+
+    @Test func detailOfAShippedAndAnUnnamedSymbol() throws {
+        let run = try runSentio(["signals", sampleMarket, "--detail", "sqqq", "--last", "3"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(object["symbol"] as? String == "SQQQ" && object["name"] as? String == "Nasdaq 3x Bear")
+        let series = try OHLCVReader.read(path: sampleMarket + "/SQQQ.csv")
+        let bars = try #require(object["historicalData"] as? [[String: Any]])
+        #expect(bars.count == 3)
+        #expect(bars.last?["timestamp"] as? String == iso8601(epochSeconds: series.timestamps.last!))
+        #expect((object["price"] as? NSNumber)?.doubleValue == series.close.last!)
+        // A symbol with no stored, metadata or built-in name is named by its symbol.
+        let directory = try temporaryDirectory()
+        let other = directory.appendingPathComponent("ZZZ.csv")
+        try OHLCVWriter.write(series, to: other.path)
+        let unnamed = try runSentio(["signals", other.path, "--detail", "ZZZ", "--last", "1"])
+        #expect(unnamed.status == 0 && unnamed.stdout.contains(#""name": "ZZZ""#), "\(unnamed.stderr)")
+        // A metadata file names it.
+        let metadata = directory.appendingPathComponent("names.csv")
+        try Data("name,symbol\n\"Zed, Inc.\",ZZZ\n".utf8).write(to: metadata)
+        let named = try runSentio(["signals", other.path, "--detail", "ZZZ", "--last", "1", "--metadata", metadata.path])
+        #expect(named.status == 0 && named.stdout.contains(#""name": "Zed, Inc.""#), "\(named.stderr)")
+        // Still warming up: no detail, exit 2.
+        let short = directory.appendingPathComponent("TQQQ.csv")
+        try OHLCVWriter.write(series.prefix(10), to: short.path)
+        let warming = try runSentio(["signals", short.path, "--detail", "TQQQ"])
+        #expect(warming.status == 2 && warming.stderr.contains("warming up"), "\(warming.stderr)")
+    }
+
+    @Test func instrumentNamesAreStoredOnImportAndOverridable() throws {
+        let directory = try temporaryDirectory()
+        let db = directory.appendingPathComponent("s.sqlite").path
+        let data = directory.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        for symbol in ["TQQQ", "SOXL"] {
+            try FileManager.default.copyItem(atPath: sampleMarket + "/\(symbol).csv", toPath: data.appendingPathComponent("\(symbol).csv").path)
+        }
+        try FileManager.default.copyItem(atPath: sampleMarket + "/TNA.csv", toPath: data.appendingPathComponent("ABC.csv").path)
+        let metadata = directory.appendingPathComponent("names.csv")
+        try Data("symbol,name\nSOXL,My Chips\nABC, Alphabet Soup \n".utf8).write(to: metadata)
+        let imported = try runSentio(["import", data.path, "--db", db, "--metadata", metadata.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let store = try SentioDatabase(path: db, mode: .readOnly)
+        let names = Dictionary(uniqueKeysWithValues: try store.instruments().map { ($0.symbol, $0.name) })
+        #expect(names == ["ABC": "Alphabet Soup", "SOXL": "My Chips", "TQQQ": "Nasdaq 3x Bull"])
+        for (symbol, name) in [("TQQQ", "Nasdaq 3x Bull"), ("SOXL", "My Chips"), ("ABC", "Alphabet Soup")] {
+            let run = try runSentio(["signals", "--db", db, "--detail", symbol, "--last", "1"])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("\"name\": \"\(name)\""), "\(symbol): \(run.stdout.prefix(200))")
+        }
+        // Re-importing without metadata keeps the override (built-in names fill only missing ones).
+        _ = try runSentio(["import", data.path, "--db", db])
+        #expect(try store.instruments().first { $0.symbol == "SOXL" }?.name == "My Chips")
+        // A bad metadata file: file, line and field named, exit 2, nothing imported.
+        let bad = directory.appendingPathComponent("bad.csv")
+        try Data("symbol,name\nAAA,One\naaa,Two\n".utf8).write(to: bad)
+        let other = directory.appendingPathComponent("other.sqlite").path
+        let failed = try runSentio(["import", data.path, "--db", other, "--metadata", bad.path])
+        #expect(failed.status == 2 && failed.stderr.contains("bad.csv:3: field 'symbol'"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: other))
+        try Data("symbol,title\nAAA,One\n".utf8).write(to: bad)
+        let column = try runSentio(["import", data.path, "--db", other, "--metadata", bad.path])
+        #expect(column.status == 2 && column.stderr.contains("bad.csv:1: field 'title'"), "\(column.stderr)")
+    }
+
+    @Test func helpListsNoTestOrBenchmarkHelper() throws {
+        let help = try runSentio(["--help"])
+        #expect(help.status == 0)
+        for helper in ["write-synthetic", "allocations", "malloc", "sentio-dev"] {
+            #expect(!help.stdout.contains(helper), "sentio --help lists \(helper)")
+        }
+        // Hidden subcommands count as listed: the helpers are not reachable through `sentio` at all.
+        #expect(try runSentio(["runs", "write-synthetic", "--db", "x.sqlite"]).status == 2)
+        let runs = try runSentio(["runs", "--help"])
+        #expect(!runs.stdout.contains("write-synthetic"))
+        // They live in sentio-dev.
+        let dev = try runSentioDev(["--help"])
+        #expect(dev.status == 0 && dev.stdout.contains("write-synthetic") && dev.stdout.contains("allocations"), "\(dev.stdout)")
+        let negative = try runSentioDev(["write-synthetic", "--db", "x.sqlite", "--count=-5"])
+        #expect(negative.status == 2 && negative.stderr.contains("must"), "\(negative.stderr)")
     }
 
     @Test(arguments: [
@@ -90,7 +212,12 @@ struct SignalsCLITests {
         (["signals", "Data/market/TQQQ.csv", "Data/market/TQQQ.csv"], "TQQQ appears in more than one input"),
         (["bench", "rsi", "--size", "0"], "--size must be at least 1"),
         (["bench", "nope"], "unknown workload 'nope'"),
-        (["bench", "signals", "--symbols", "13"], "--symbols"),
+        (["bench", "signals", "--count", "13"], "--count must be in 1...12"),
+        (["bench", "signals", "--symbols", "2"], "--symbols"),
+        (["signals", "Data/market", "--detail", "TQQQ", "--format", "csv"], "--detail writes JSON only"),
+        (["signals", "Data/market", "--detail", "NOPE"], "unknown symbol NOPE"),
+        (["signals", "Data/market", "--last", "3"], "--last applies to --detail only"),
+        (["signals", "Data/market", "--format", "table"], "--format table is not available here"),
     ])
     func badInputExitsWith2(arguments: [String], message: String) throws {
         let run = try runSentio(arguments)
@@ -136,12 +263,14 @@ struct SignalsCLITests {
 @Suite("sentio bench signals")
 struct BenchSignalsCLITests {
     @Test func jsonReportHasExactlyTheDocumentedKeys() throws {
-        let run = try runSentio(["bench", "signals", "--symbols", "2", "--bars", "400", "--format", "json"])
+        // Deliberate change (issue 12): --count replaces the integer --symbols; allocations are counted by
+        // sentio-dev, so allocationsPerUpdate left this report.
+        let run = try runSentio(["bench", "signals", "--count", "2", "--bars", "400", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == [
             "symbols", "bars", "updates", "p50Nanoseconds", "p90Nanoseconds", "p99Nanoseconds", "p999Nanoseconds",
-            "maxNanoseconds", "updatesPerSecond", "allocationsPerUpdate",
+            "maxNanoseconds", "updatesPerSecond",
         ])
         #expect(object["symbols"] as? Int == 2 && object["bars"] as? Int == 400)
         let warm = SignalModelConfig().firstSignalIndex + 1 + SignalModelConfig().regressionWindow
@@ -149,18 +278,17 @@ struct BenchSignalsCLITests {
         let p50 = try #require(object["p50Nanoseconds"] as? Double), p99 = try #require(object["p99Nanoseconds"] as? Double)
         let maximum = try #require(object["maxNanoseconds"] as? Double)
         #expect(p50 > 0 && p50 <= p99 && p99 <= maximum)
-        // Allocation counting needs glibc's malloc debug library; where it exists the count must be a number.
-        if MallocCounter.debugLibrary != nil {
-            #expect(object["allocationsPerUpdate"] is NSNumber, "\(run.stdout)")
-        }
     }
 
     @Test func mallocHooksAreLiveInTheCountingChild() throws {
         // The child allocates a probe array with the hooks installed and reports "unavailable" unless it was
         // counted; so a printed count means the hooks were live while the updates ran.
         guard MallocCounter.debugLibrary != nil else { return }
-        let run = try runSentio(["bench", "signals", "--symbols", "1", "--bars", "300"])
-        #expect(run.status == 0)
-        #expect(run.stdout.contains("malloc-family calls in"), "\(run.stdout)")
+        let run = try runSentioDev(["allocations", "--count", "1", "--bars", "300", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let warm = SignalModelConfig().firstSignalIndex + 1 + SignalModelConfig().regressionWindow
+        #expect(object["updates"] as? Int == 300 - warm)
+        #expect(object["allocations"] is Int && object["allocationsPerUpdate"] is NSNumber, "\(run.stdout)")
     }
 }

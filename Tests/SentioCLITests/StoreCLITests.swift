@@ -300,7 +300,7 @@ struct StoreCrashTests {
         for round in 0..<3 {
             let db = try temporaryDirectory("sentio-race-\(round)").appendingPathComponent("s.sqlite").path
             let children = try (0..<4).map { _ in
-                try startSentio(["runs", "write-synthetic", "--db", db, "--count", "1", "--trades", "1", "--points", "10"])
+                try startSentioDev(["write-synthetic", "--db", db, "--count", "1", "--trades", "1", "--points", "10"])
             }
             for child in children {
                 child.process.waitUntilExit()
@@ -318,8 +318,8 @@ struct StoreCrashTests {
     func killedRunSave() throws {
         let db = try temporaryDirectory("sentio-kill-runs").appendingPathComponent("s.sqlite").path
         let trades = 300, points = 30_000
-        let child = try startSentio([
-            "runs", "write-synthetic", "--db", db, "--count", "100", "--trades", "\(trades)", "--points", "\(points)",
+        let child = try startSentioDev([
+            "write-synthetic", "--db", db, "--count", "100", "--trades", "\(trades)", "--points", "\(points)",
         ])
         var reader: SentioDatabase?
         let started = waitUntil(timeout: 60) {

@@ -56,7 +56,7 @@ struct StoreDamageCLITests {
         let funds = repositoryRoot.appendingPathComponent("Data/funds/events.csv").path
         for arguments in [
             ["import", goog, "--db", ""], ["backtest", goog, "--save", "--db", ""], ["signals", goog, "--save", "--db", ""],
-            ["fund", funds, "--save", "--db", ""], ["runs", "list", "--db", ""], ["runs", "write-synthetic", "--db", ""],
+            ["fund", funds, "--save", "--db", ""], ["runs", "list", "--db", ""],
         ] {
             let run = try runSentio(arguments, in: folder)
             #expect(run.status == 2, "\(arguments.joined(separator: " ")): exit \(run.status) \(run.stderr)")

@@ -1,0 +1,142 @@
+import Foundation
+import SentioAPI
+import SentioCore
+import SentioData
+import SentioSignals
+import SentioTestSupport
+import Testing
+
+// `sentio signals` output (latest, --detail, --history JSON and CSV) decoded with the strict decoders: the CLI
+// prints exactly the library's contract bytes.
+
+/// Every model parameter, non-optional (the keys of a `--config` file).
+struct StrictModelConfig: Decodable {
+    let horizon, regressionWindow, regressionReseedInterval, shortMomentumPeriod, mediumMomentumPeriod: Int
+    let rsiPeriod, volumeWindow, atrPeriod: Int
+    let buyScoreThreshold, sellScoreThreshold, minimumConfidence, rsiOverbought, rsiOversold: Double
+    let stopLossATRMultiple: Double
+    let overlapCorrection: Bool
+    let strongConfidence, moderateConfidence: Double
+}
+
+/// `sentio signals --history` JSON.
+struct StrictSignalHistory: Decodable {
+    let model: String
+    let config: StrictModelConfig
+    let timestamp: Date
+    let signals: [StrictSignal]
+    let warmingUp: [StrictWarmingUp]
+}
+
+/// Runs the built `sentio` (`$SENTIO_BINARY`, else beside the test bundle, else `.build/debug`).
+private func sentio(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    var directories: [URL] = []
+    if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        directories.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
+    }
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+        directories.append(bundle.bundleURL.deletingLastPathComponent())
+    }
+    directories.append(repositoryRoot.appendingPathComponent(".build/debug"))
+    var candidates = directories.map { $0.appendingPathComponent("sentio").path }
+    if let explicit = ProcessInfo.processInfo.environment["SENTIO_BINARY"] { candidates.insert(explicit, at: 0) }
+    let executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, "no built sentio in \(candidates)")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    let output = try temporaryDirectory("sentio-api-cli")
+    let out = output.appendingPathComponent("stdout"), err = output.appendingPathComponent("stderr")
+    FileManager.default.createFile(atPath: out.path, contents: nil)
+    FileManager.default.createFile(atPath: err.path, contents: nil)
+    process.standardOutput = try FileHandle(forWritingTo: out)
+    process.standardError = try FileHandle(forWritingTo: err)
+    try process.run()
+    process.waitUntilExit()
+    return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+}
+
+@Suite("sentio signals output decodes with the strict decoders")
+struct SignalCLIOutputTests {
+    @Test("sentio signals --format json = the library's GET /signals bytes; a short file is listed under warmingUp")
+    func latest() throws {
+        let run = try sentio(["signals", EngineFixtures.marketDirectory, "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let decoded = try Strict.decode(StrictSignalsResponse.self, run.stdout)
+        #expect(decoded.signals.count == 12 && decoded.warmingUp.isEmpty)
+        let market = try OHLCVReader.readDirectory(EngineFixtures.marketDirectory)
+        #expect(run.stdout == (try APIJSON.encode(SignalContracts.response(series: market))))
+        try expectShape(Shapes.signalsResponse, run.stdout)
+
+        // Seeded random lengths below the warm-up: barsRemaining = bars the model still needs.
+        var rng = SplitMix64(seed: 1207)
+        let config = SignalModelConfig()
+        let directory = try temporaryDirectory("sentio-api-warm")
+        let tqqq = try #require(market.first { $0.symbol == "TQQQ" })
+        var lengths: [String: Int] = [:]
+        for name in ["AAA", "BBB", "CCC"] {
+            let n = 1 + Int(rng.next() % UInt64(config.firstSignalIndex))
+            var series = tqqq.prefix(n)
+            series.symbol = name
+            try OHLCVWriter.write(series, to: directory.appendingPathComponent("\(name).csv").path)
+            lengths[name] = n
+        }
+        let warm = try sentio(["signals", directory.path, EngineFixtures.marketDirectory + "/SOXL.csv"])
+        #expect(warm.status == 0, "\(warm.stderr)")
+        let response = try Strict.decode(StrictSignalsResponse.self, warm.stdout)
+        #expect(response.signals.map(\.symbol) == ["SOXL"])
+        #expect(response.warmingUp.map(\.symbol) == ["AAA", "BBB", "CCC"])
+        for entry in response.warmingUp {
+            #expect(entry.barsRemaining == config.featureLookback + config.horizon + config.regressionWindow - lengths[entry.symbol]!)
+        }
+    }
+
+    @Test("sentio signals --detail TQQQ --last 30 = the symbol-detail golden contract")
+    func detail() throws {
+        let run = try sentio(["signals", EngineFixtures.marketDirectory, "--detail", "TQQQ", "--last", "30", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let decoded = try Strict.decode(StrictSymbolDetail.self, run.stdout)
+        #expect(decoded.symbol == "TQQQ" && decoded.name == "Nasdaq 3x Bull" && decoded.historicalData.count == 30)
+        try expectShape(Shapes.symbolDetail, run.stdout)
+        try Golden.check("symbol-detail.json", run.stdout)
+    }
+
+    @Test("sentio signals --history: JSON decodes strictly (golden), CSV columns are the Signal fields")
+    func history() throws {
+        let arguments = ["signals", EngineFixtures.marketDirectory, "--symbols", "TQQQ,SQQQ", "--history", "--window", "20",
+                         "--from", "2024-09-01"]
+        let run = try sentio(arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        let decoded = try Strict.decode(StrictSignalHistory.self, run.stdout)
+        #expect(decoded.model == "sentio-rolling-ols-v1" && decoded.config.regressionWindow == 20)
+        var config = SignalModelConfig()
+        config.regressionWindow = 20
+        let market = try OHLCVReader.readDirectory(EngineFixtures.marketDirectory)
+        let from = CivilDate(year: 2024, month: 9, day: 1)!.epochSeconds
+        let selected = ["TQQQ", "SQQQ"].map { symbol in
+            let s = market.first { $0.symbol == symbol }!
+            let start = s.timestamps.firstIndex { $0 >= from }!
+            return s.slice(start..<s.count)
+        }
+        let expectedSignals = try selected.flatMap { try SignalModel.evaluate($0, config: config).filter { !$0.isWarmUp } }
+        #expect(decoded.signals.map { $0.id.uuidString.lowercased() } == expectedSignals.map(\.id))
+        #expect(!decoded.signals.isEmpty && decoded.warmingUp.isEmpty)
+        #expect(run.stdout == (try APIJSON.encode(SignalContracts.history(series: selected, config: config))))
+        try Golden.check("signal-history.json", run.stdout)
+
+        let csv = try sentio(arguments + ["--format", "csv"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let lines = csv.stdout.split(separator: "\n")
+        let header = lines.first.map { $0.split(separator: ",").map(String.init) }
+        #expect(header == ["id", "symbol", "timestamp", "price", "change", "changePercent", "signalType", "confidence",
+                           "targetReturn", "stopLoss", "profitTarget", "aiSignal", "rsi", "volumeRatio", "recommendation",
+                           "reasoning"])
+        #expect(lines.count == 1 + decoded.signals.count)
+        for (line, signal) in zip(lines.dropFirst(), decoded.signals) {
+            let cells = line.split(separator: ",", maxSplits: 14, omittingEmptySubsequences: false).map(String.init)
+            #expect(UUID(uuidString: cells[0]) == signal.id && cells[1] == signal.symbol)
+            #expect(Strict.parseTimestamp(cells[2]) == signal.timestamp)
+            #expect(Double(cells[3]) == signal.price && Double(cells[9]) == signal.stopLoss && Double(cells[13]) == signal.volumeRatio)
+        }
+    }
+}
