@@ -88,9 +88,11 @@ class Skipped(Exception):
 
 
 class Sentio:
-    def __init__(self, binary, work):
+    def __init__(self, binary, work, dev_binary=None):
         self.binary = binary
         self.work = work
+        # sentio-dev: the benchmark and test helpers that are not part of the user's sentio (allocation counting).
+        self.dev_binary = dev_binary or os.path.join(os.path.dirname(binary), "sentio-dev")
 
     def bench(self, workload, *args, dump=False):
         """Runs `sentio bench WORKLOAD --format json ARGS`; returns (report dict, dumped float64 array or None)."""
@@ -114,6 +116,10 @@ class Sentio:
     def run(self, *args):
         log("sentio: " + " ".join(map(str, args)))
         return subprocess.run([self.binary, *map(str, args)], capture_output=True, text=True, check=True).stdout
+
+    def run_dev(self, *args):
+        log("sentio-dev: " + " ".join(map(str, args)))
+        return subprocess.run([self.dev_binary, *map(str, args)], capture_output=True, text=True, check=True).stdout
 
 
 # --------------------------------------------------------------------------------------------------- inputs
@@ -318,7 +324,7 @@ def workload_backtest_backtesting(sentio, inputs, sizes, repeats):
     from backtesting import Backtest, Strategy
     n = sizes["daily_bars"]
     path = inputs["daily_file"]
-    report, _ = sentio.bench("backtest-rsi", "--size", n, "--symbols", 1, "--input", path, "--repeat", repeats["medium"])
+    report, _ = sentio.bench("backtest-rsi", "--size", n, "--count", 1, "--input", path, "--repeat", repeats["medium"])
     frame = pd.read_csv(path, parse_dates=["timestamp"], index_col="timestamp")
     frame.columns = ["Open", "High", "Low", "Close", "Volume"]
 
@@ -365,19 +371,21 @@ def workload_backtest_sentio(sentio, inputs, sizes, repeats):
 
 
 def workload_signals(sentio, inputs, sizes, repeats):
-    text = sentio.run("bench", "signals", "--symbols", 12, "--bars", 20_000 if sizes is SIZES["full"] else 5_000)
+    bars = 20_000 if sizes is SIZES["full"] else 5_000
+    text = sentio.run("bench", "signals", "--count", 12, "--bars", bars)
     update = re.search(r"per symbol-bar update \(ns\): p50 (\d+)\s+p90 (\d+)\s+p99 (\d+)\s+p99\.9 (\d+)\s+max (\d+)", text)
     tick = re.search(r"full 12-symbol tick \(ns\): p50 (\d+)\s+p90 (\d+)\s+p99 (\d+)", text)
-    allocations = re.search(r"allocations per update: ([0-9.e+-]+)", text)
+    counted = json.loads(sentio.run_dev("allocations", "--count", 12, "--bars", bars, "--format", "json"))
     p99 = int(update.group(3))
     tick99 = int(tick.group(3))
-    allocs = float(allocations.group(1)) if allocations else None
+    allocs = float(counted["allocationsPerUpdate"])
     return [dict(workload="signal update latency (12 symbols)", size=None, unit="updates", peer="none",
                  peerMedianSeconds=None, sentioMedianSeconds=None, ratio=None,
                  agreement=f"p50 {update.group(1)} ns, p99 {p99} ns, p99.9 {update.group(4)} ns; tick p99 {tick99} ns; "
                            f"allocations/update {allocs}",
                  target="p99 <= 1000 ns, 0 allocations, 12-symbol tick p99 < 15000 ns",
-                 targetMet=p99 <= 1000 and tick99 < 15_000 and allocs == 0, sentio=dict(text=text), peerTiming=None)]
+                 targetMet=p99 <= 1000 and tick99 < 15_000 and allocs == 0, sentio=dict(text=text, allocations=counted),
+                 peerTiming=None)]
 
 
 def input_args(files):
@@ -476,6 +484,8 @@ def render_table(results, machine):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sentio", required=True, help="path of the release sentio binary")
+    parser.add_argument("--sentio-dev", default=None,
+                        help="path of the release sentio-dev binary (allocation counting; default: beside --sentio)")
     parser.add_argument("--work", default=os.path.join(HERE, "work"), help="directory for generated inputs")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (about 3 minutes instead of ~12)")
     parser.add_argument("--only", default="", help="comma-separated workloads: " + ",".join(n for n, _ in WORKLOADS))
@@ -487,7 +497,8 @@ def main():
     sizes = SIZES["quick" if args.quick else "full"]
     repeats = dict(fast=7, medium=5, slow=1) if not args.quick else dict(fast=5, medium=3, slow=2)
     os.makedirs(args.work, exist_ok=True)
-    sentio = Sentio(os.path.abspath(args.sentio), args.work)
+    sentio = Sentio(os.path.abspath(args.sentio), args.work,
+                    os.path.abspath(args.sentio_dev) if args.sentio_dev else None)
     machine = machine_description()
     started = dt.datetime.now(dt.timezone.utc)
     log("generating shared inputs (once)")

@@ -4,7 +4,7 @@
 #   Benchmarks/compare/run.sh [--quick] [--only csv,rsi,...] [--update] [--output FILE.json] [--python PYTHON]
 #
 # 1. creates Benchmarks/compare/.venv with the pinned peers (requirements.txt; reinstalled when it changes),
-# 2. builds `sentio` in release (swift build -c release --product sentio),
+# 2. builds `sentio` and `sentio-dev` (the allocation counter) in release,
 # 3. generates the shared inputs with `sentio generate` into Benchmarks/compare/work (once, reused),
 # 4. runs every workload on both sides (compare.py) and prints the table; writes Benchmarks/compare/results.json.
 #
@@ -44,9 +44,10 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$wanted" ]]; then
     echo "$wanted" > "$stamp"
 fi
 
-echo "== building sentio (release)" >&2
-(cd "$root" && swift build -c release --product sentio >&2)
-sentio="$(cd "$root" && swift build -c release --show-bin-path)/sentio"
+echo "== building sentio and sentio-dev (release)" >&2
+(cd "$root" && swift build -c release --product sentio >&2 && swift build -c release --product sentio-dev >&2)
+bin="$(cd "$root" && swift build -c release --show-bin-path)"
+sentio="$bin/sentio"
 
 export PYTHONWARNINGS="ignore"
-exec "$venv/bin/python" "$here/compare.py" --sentio "$sentio" --work "$here/work" "${args[@]}"
+exec "$venv/bin/python" "$here/compare.py" --sentio "$sentio" --sentio-dev "$bin/sentio-dev" --work "$here/work" "${args[@]}"

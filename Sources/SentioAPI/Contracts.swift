@@ -90,13 +90,13 @@ public struct SignalsResponse: Sendable, Hashable, Codable {
 /// Every bar's signal of one or more symbols: what `sentio signals --history` writes (Sentio's own shape).
 ///
 /// `{"model", "config", "timestamp", "signals": [Signal], "warmingUp": [{"symbol", "barsRemaining"}]}`.
-/// `model` names the model (``SignalHistory/modelName``); `config` is every model parameter used (the keys
+/// `model` names the model (``SignalHistoryResponse/modelName``); `config` is every model parameter used (the keys
 /// of a `--config` file, so the history can be re-run); `timestamp` is the latest bar time over all symbols.
 /// `signals` holds one ``APISignal`` per bar that has one — symbols in the given order, bars in time order;
 /// the warm-up bars before a symbol's first signal have none and are not listed (``SignalModelConfig/firstSignalIndex``
 /// of them per symbol). `warmingUp` lists, as in ``SignalsResponse``, the symbols whose latest bar is still
 /// warming up. The CSV form (``csv()``) has one row per element of `signals`.
-public struct SignalHistory: Sendable, Equatable, Codable {
+public struct SignalHistoryResponse: Sendable, Equatable, Codable {
     /// The model name written in ``model``.
     public static let modelName = "sentio-rolling-ols-v1"
 
@@ -107,7 +107,7 @@ public struct SignalHistory: Sendable, Equatable, Codable {
     public var warmingUp: [WarmingUpSymbol]
 
     public init(
-        model: String = SignalHistory.modelName, config: SignalModelConfig, timestamp: APITimestamp, signals: [APISignal],
+        model: String = SignalHistoryResponse.modelName, config: SignalModelConfig, timestamp: APITimestamp, signals: [APISignal],
         warmingUp: [WarmingUpSymbol]
     ) {
         self.model = model

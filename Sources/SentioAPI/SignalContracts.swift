@@ -61,18 +61,18 @@ public enum SignalContracts {
         try response(SignalModel.latest(series, config: config), config: config)
     }
 
-    /// The history of every bar's signal of each series (``SignalHistory``): runs the model over each series
+    /// The history of every bar's signal of each series (``SignalHistoryResponse``): runs the model over each series
     /// (`SignalModel.evaluate(_:config:)`) and adapts every bar that is past its warm-up.
     ///
     /// - Throws: ``APIContractError`` when no series has a bar, or a ready signal has a non-finite number (naming
     ///   the symbol, field and bar); `SignalInputError` from the model.
-    public static func history(series: [OHLCVSeries], config: SignalModelConfig = SignalModelConfig()) throws -> SignalHistory {
+    public static func history(series: [OHLCVSeries], config: SignalModelConfig = SignalModelConfig()) throws -> SignalHistoryResponse {
         try history(series.map { try SignalModel.evaluate($0, config: config) }, config: config)
     }
 
-    /// ``SignalHistory`` from every bar's engine signal, per symbol (each in time order).
+    /// ``SignalHistoryResponse`` from every bar's engine signal, per symbol (each in time order).
     /// - Throws: as ``history(series:config:)``.
-    public static func history(_ signalsBySymbol: [[Signal]], config: SignalModelConfig) throws(APIContractError) -> SignalHistory {
+    public static func history(_ signalsBySymbol: [[Signal]], config: SignalModelConfig) throws(APIContractError) -> SignalHistoryResponse {
         guard let time = signalsBySymbol.compactMap({ $0.last?.timestamp }).max() else {
             throw APIContractError(subject: "signals", field: "timestamp", message: "no symbol has any bar")
         }
@@ -83,7 +83,7 @@ public enum SignalContracts {
                 warming.append(WarmingUpSymbol(symbol: last.symbol, barsRemaining: last.barsUntilReady))
             }
         }
-        return SignalHistory(config: config, timestamp: APITimestamp(epochSeconds: time), signals: signals, warmingUp: warming)
+        return SignalHistoryResponse(config: config, timestamp: APITimestamp(epochSeconds: time), signals: signals, warmingUp: warming)
     }
 
     /// `GET /symbols/{symbol}`: the latest signal of `series`, its name, and its bars (the last

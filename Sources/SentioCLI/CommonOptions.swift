@@ -14,7 +14,10 @@ struct SymbolSelectionOptions: ParsableArguments {
         "Comma-separated symbols to use, in this order (default: every symbol of the data).", valueName: "LIST"))
     var symbols: String?
 
-    func validate() throws { _ = try list() }
+    func validate() throws {
+        // A UserInputError thrown here would reach ArgumentParser as an unknown error (exit 1); say it as usage.
+        do { _ = try list() } catch let error as UserInputError { throw ValidationError(error.description) }
+    }
 
     /// The parsed list, or `nil` when `--symbols` was not given.
     func list() throws -> [String]? { try symbols.map(parseSymbolList) }
