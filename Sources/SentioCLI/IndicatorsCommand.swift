@@ -20,7 +20,7 @@ struct IndicatorsCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "OHLCV CSV file (header with timestamp/date, open, high, low, close, volume).")
+    @Argument(help: ArgumentHelp("OHLCV CSV file (header with timestamp/date, open, high, low, close, volume).", valueName: "FILE"))
     var file: String
 
     @Option(help: ArgumentHelp("RSI period (bars; Wilder smoothing).", valueName: "N"))
