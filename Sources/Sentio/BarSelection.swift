@@ -69,17 +69,20 @@ public enum SymbolSelection {
     /// The elements of `available` named by `wanted` (matched without regard to case), in `wanted`'s order; all
     /// of `available` when `wanted` is `nil`.
     ///
-    /// - Parameter source: what holds the data, for the message ("the data", "the store s.sqlite").
+    /// - Parameters:
+    ///   - source: what holds the data, for the message ("the data", "the store s.sqlite").
+    ///   - option: the option that named the symbols, for the message.
     /// - Throws: ``BarSelectionError`` for a symbol not in `available`, naming what `source` has.
     public static func select<Element>(
-        _ wanted: [String]?, from available: [Element], symbol: (Element) -> String, source: String = "the data"
+        _ wanted: [String]?, from available: [Element], symbol: (Element) -> String, source: String = "the data",
+        option: String = "--symbols"
     ) throws(BarSelectionError) -> [Element] {
         guard let wanted else { return available }
         var selected: [Element] = []
         for name in wanted {
             guard let match = available.first(where: { symbol($0).uppercased() == name.uppercased() }) else {
                 let names = available.map(symbol).joined(separator: ", ")
-                throw BarSelectionError("unknown symbol \(name) in --symbols; \(source) has \(names)")
+                throw BarSelectionError("unknown symbol \(name) in \(option); \(source) has \(names)")
             }
             selected.append(match)
         }
@@ -93,12 +96,12 @@ extension SentioDatabase {
     /// Symbols are matched without regard to case, as with CSV input. An empty store, an unknown symbol and a
     /// symbol without bars in the range are ``BarSelectionError``s that name the store.
     /// - Throws: ``BarSelectionError``; `StoreError` from loading.
-    public func selectSeries(symbols wanted: [String]?, range: BarRange) throws -> [OHLCVSeries] {
+    public func selectSeries(symbols wanted: [String]?, range: BarRange, option: String = "--symbols") throws -> [OHLCVSeries] {
         let stored = try instruments().filter { $0.barCount > 0 }.map(\.symbol)
         guard !stored.isEmpty else {
             throw BarSelectionError("the store \(path) holds no bars (import CSV files with `sentio import PATH --db \(path)`)")
         }
-        let symbols = try SymbolSelection.select(wanted, from: stored, symbol: { $0 }, source: "the store \(path)")
+        let symbols = try SymbolSelection.select(wanted, from: stored, symbol: { $0 }, source: "the store \(path)", option: option)
         let series = try loadSeries(symbols: symbols, from: range.lower, to: range.upper)
         try range.requireBars(in: series, source: "the store \(path)")
         return series

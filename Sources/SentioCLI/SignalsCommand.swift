@@ -263,7 +263,8 @@ struct SignalsCommand: ParsableCommand {
         if lenient.enabled { try lenient.report(zip(files, results).map { ($0, $1.skipped) }) }
         // Symbols come from file names; they are matched without regard to case, as for stored bars.
         var selected = try SymbolSelection.select(
-            symbols, from: zip(results, files).map { (series: $0.series, source: $1) }, symbol: \.series.symbol)
+            symbols, from: zip(results, files).map { (series: $0.series, source: $1) }, symbol: \.series.symbol,
+            option: detail != nil ? "--detail" : "--symbols")
         let range = try self.range.resolve()
         if !range.isUnbounded {
             selected = selected.map { (series: range.apply(to: $0.series), source: $0.source) }
@@ -275,7 +276,8 @@ struct SignalsCommand: ParsableCommand {
     /// The stored series of `symbols` (default all) within `--from`/`--to`; the store must exist.
     func loadStoredInputs(symbols: [String]?) throws -> [(series: OHLCVSeries, source: String)] {
         let database = try store.open(mode: .readOnly)
-        let series = try loadStoredSeries(from: database, symbols: symbols, range: try range.resolve())
+        let series = try database.selectSeries(
+            symbols: symbols, range: try range.resolve(), option: detail != nil ? "--detail" : "--symbols")
         return series.map { (series: $0, source: "\(database.path) symbol \($0.symbol)") }
     }
 }

@@ -215,7 +215,7 @@ struct SignalsCLITests {
         (["bench", "signals", "--count", "13"], "--count must be in 1...12"),
         (["bench", "signals", "--symbols", "2"], "--symbols"),
         (["signals", "Data/market", "--detail", "TQQQ", "--format", "csv"], "--detail writes JSON only"),
-        (["signals", "Data/market", "--detail", "NOPE"], "unknown symbol NOPE"),
+        (["signals", "Data/market", "--detail", "NOPE"], "unknown symbol NOPE in --detail"),
         (["signals", "Data/market", "--last", "3"], "--last applies to --detail only"),
         (["signals", "Data/market", "--format", "table"], "--format table is not available here"),
     ])
