@@ -93,7 +93,7 @@ public struct SignalsResponse: Sendable, Hashable, Codable {
 /// `model` names the model (``SignalHistoryResponse/modelName``); `config` is every model parameter used (the keys
 /// of a `--config` file, so the history can be re-run); `timestamp` is the latest bar time over all symbols.
 /// `signals` holds one ``APISignal`` per bar that has one — symbols in the given order, bars in time order;
-/// the warm-up bars before a symbol's first signal have none and are not listed (``SignalModelConfig/firstSignalIndex``
+/// the warm-up bars before a symbol's first signal have none and are not listed (`SignalModelConfig.firstSignalIndex`
 /// of them per symbol). `warmingUp` lists, as in ``SignalsResponse``, the symbols whose latest bar is still
 /// warming up. The CSV form (``csv()``) has one row per element of `signals`.
 public struct SignalHistoryResponse: Sendable, Equatable, Codable {

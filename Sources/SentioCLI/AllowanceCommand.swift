@@ -65,14 +65,8 @@ struct AllowanceCommand: ParsableCommand {
         print(format == .json ? report.json() : report.table(), terminator: "")
     }
 
-    /// The `--rejects` CSV: header `file,line,reason`, one row per skipped ledger row in line order.
+    /// The `--rejects` CSV (`RejectsFile.csv`), one row per skipped ledger row in line order.
     static func rejectsCSV(file: String, _ skipped: [SavingsInputError]) -> String {
-        func cell(_ s: String) -> String {
-            s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
-        }
-        var text = "file,line,reason\n"
-        for row in skipped { text += "\(cell(file)),\(row.line.map(String.init) ?? ""),\(cell(row.reason))\n" }
-        return text
+        RejectsFile.csv(skipped.map { (file, $0.line, $0.reason) })
     }
 }

@@ -100,16 +100,8 @@ struct LenientOptions: ParsableArguments {
         if let rejects { try AtomicFile.write(path: rejects, bytes: Array(Self.rejectsCSV(results).utf8)) }
     }
 
-    /// The `--rejects` CSV text: header `file,line,reason`, one row per skipped line in file then line order.
+    /// The `--rejects` CSV text (`RejectsFile.csv`), skipped lines in file then line order.
     static func rejectsCSV(_ results: [(file: String, skipped: [SkippedRow])]) -> String {
-        func cell(_ s: String) -> String {
-            s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
-        }
-        var text = "file,line,reason\n"
-        for (file, skipped) in results {
-            for row in skipped { text += "\(cell(file)),\(row.line),\(cell(row.reason))\n" }
-        }
-        return text
+        RejectsFile.csv(results.flatMap { file, skipped in skipped.map { (file, $0.line, $0.reason) } })
     }
 }
