@@ -14,7 +14,10 @@ struct SymbolSelectionOptions: ParsableArguments {
         "Comma-separated symbols to use, in this order (default: every symbol of the data).", valueName: "LIST"))
     var symbols: String?
 
-    func validate() throws { _ = try list() }
+    func validate() throws {
+        // ArgumentParser maps only ValidationError thrown from validate() to a usage error (exit 2).
+        do { _ = try list() } catch { throw ValidationError("\(error)") }
+    }
 
     /// The parsed list, or `nil` when `--symbols` was not given.
     func list() throws -> [String]? { try symbols.map(parseSymbolList) }
