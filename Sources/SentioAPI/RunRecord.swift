@@ -11,7 +11,8 @@ import SentioStore
 /// it is the whole ``BacktestSummary`` (the bytes `sentio backtest --format json` printed, `config` included);
 /// other producers may save any object. `label`, `start`, `end`, `initialCapital` and `finalEquity` are `null`
 /// when the run was saved without them; every other field is always present. `created` is when the run was
-/// saved; `start`/`end` are the first and last bar of its timeline.
+/// saved; `start`/`end` are the first and last bar of its timeline. `tradeCount` counts the trades saved with the
+/// run (closed trades and the positions still open); `equityPointCount` the points of its equity curve.
 public struct RunRecord: Sendable, Equatable, Codable {
     public var id: Int64
     public var created: APITimestamp
@@ -274,8 +275,11 @@ public struct RunComparison: Sendable, Equatable, Codable {
 
 /// A saved JSON value in a table cell.
 enum RunCell {
+    /// Longest compact JSON shown for an array or object; longer ones are summarized (`[12 items]`, `{14 keys}`).
+    static let compactLimit = 60
+
     /// `-` when absent or `null`; strings as they are; integral numbers without decimals, others with 4;
-    /// arrays and objects as compact JSON.
+    /// arrays and objects as compact JSON up to ``compactLimit`` characters, else their size.
     static func text(_ value: APIJSONValue?) -> String {
         guard let value else { return "-" }
         switch value {
@@ -284,7 +288,12 @@ enum RunCell {
         case .integer(let i): return String(i)
         case .number(let x): return x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : TextTable.fixed(x, 4)
         case .string(let s): return s
-        case .array, .object: return compact(value)
+        case .array(let items):
+            let text = compact(value)
+            return text.count <= compactLimit ? text : "[\(items.count) items]"
+        case .object(let fields):
+            let text = compact(value)
+            return text.count <= compactLimit ? text : "{\(fields.count) keys}"
         }
     }
 

@@ -33,7 +33,7 @@ struct BacktestCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("CSV files or directories of SYMBOL.csv files (default: Data/market; with --db, the stored bars).", valueName: "PATH"))
     var paths: [String] = []
 
-    @Option(help: ArgumentHelp("Strategy: sentio (the signal model), rsi, buy-and-hold or dca.", valueName: "NAME"))
+    @Option(help: ArgumentHelp("Strategy to run (sentio: the signal model).", valueName: "NAME"))
     var strategy: StrategyKind = .sentio
 
     @Option(help: ArgumentHelp("Initial capital in currency (default: 100000; not with dca, which starts at 0 and deposits).", valueName: "AMOUNT"))
@@ -48,10 +48,10 @@ struct BacktestCommand: ParsableCommand {
     @Option(name: .customLong("slippage-bps"), help: ArgumentHelp("Slippage against the trader, in basis points of the price (1 bps = 0.01%).", valueName: "BPS"))
     var slippageBps: Double = 0
 
-    @Option(help: ArgumentHelp("Fill: next-open (decided at the close, filled at the next open) or close (same bar's close; look-ahead-prone).", valueName: "MODE"))
+    @Option(help: ArgumentHelp("When orders fill: next-open (decided at the close, filled at the next open) or close (same bar's close; look-ahead-prone).", valueName: "MODE"))
     var fill: FillTiming = .nextOpen
 
-    @Option(help: ArgumentHelp("Sizing: all-in, equal-weight or fraction (default: all-in for one symbol, equal-weight for several).", valueName: "RULE"))
+    @Option(help: ArgumentHelp("Sizing rule (default: all-in for one symbol, equal-weight for several).", valueName: "RULE"))
     var sizing: SizingRule?
 
     @Option(name: .customLong("max-positions"), help: ArgumentHelp("Equal-weight: most positions held at once, each gets equity/N (default: number of symbols).", valueName: "N"))
@@ -81,7 +81,7 @@ struct BacktestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("dca: amount deposited and invested each period, split equally over the symbols, in currency (default: 1000).", valueName: "A"))
     var amount: Double?
 
-    @Option(help: ArgumentHelp("dca: investing period, week or month (default: month).", valueName: "PERIOD"))
+    @Option(help: ArgumentHelp("dca: investing period (default: month).", valueName: "PERIOD"))
     var every: ContributionPeriod?
 
     @Option(help: ArgumentHelp("dca: the investor's currency (e.g. GBP) when the prices are in USD; needs --fx. Contributions (--amount) are in this currency, converted at each execution day's FX close; fractional shares; results in both currencies (default: none, all in the prices' currency).", valueName: "CODE"))
