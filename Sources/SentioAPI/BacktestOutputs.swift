@@ -18,7 +18,7 @@ public enum BacktestMoneyWeightedReturn {
 
 extension BacktestStatistics {
     /// The statistics of `result` with the money-weighted return by SentioFunds' XIRR
-    /// (``BacktestMoneyWeightedReturn/xirr``).
+    /// (``BacktestMoneyWeightedReturn/xirr(_:)``).
     public init(_ result: BacktestResult, periodsPerYear: Double? = nil) {
         self.init(result, periodsPerYear: periodsPerYear, moneyWeightedReturn: BacktestMoneyWeightedReturn.xirr(_:))
     }
@@ -40,7 +40,7 @@ public struct BacktestCurrencyReport: Sendable {
     /// `dca-PERIOD-AMOUNTCODE`, e.g. `dca-month-250GBP` (the amount without a trailing `.0`).
     public var scheduleID: String
 
-    /// - Throws: ``BacktestError`` when a step comes before the first rate.
+    /// - Throws: `BacktestError` (SentioBacktest) when a step comes before the first rate.
     public init(
         translated: InvestorCurrencyMarket, result: BacktestResult, request: BacktestRequest, investorCurrency: String,
         fxFile: String, assetCurrency: String = defaultAssetCurrency

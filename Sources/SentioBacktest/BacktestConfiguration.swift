@@ -140,7 +140,7 @@ public enum SizingRule: String, Sendable, Codable, CaseIterable {
 
 /// A backtest as a user asks for it, each setting optional, and the one place where the defaults are resolved.
 ///
-/// Defaults (the ``defaults`` values): initial capital 100,000 (0 for DCA, which deposits instead); commission
+/// Defaults (the ``Defaults`` values): initial capital 100,000 (0 for DCA, which deposits instead); commission
 /// 0.001 (a fraction of notional, 0.1 %); no fee, no slippage; next-open fills; sizing all-in for one symbol and
 /// equal-weight over every symbol for several (or when `maxPositions` is given); whole shares (fractional with an
 /// investor currency); RSI 14 bars, 30/70; DCA 1,000 a month. Stop-loss and take-profit are percents (5 = 5 %).
