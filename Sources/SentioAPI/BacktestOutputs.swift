@@ -208,9 +208,11 @@ public struct BacktestRunReport: Sendable {
     public static let recentTradeLimit = 50
 
     /// - Parameters:
+    ///   - result: the finished backtest.
     ///   - request: what was asked for (for the `config` object).
     ///   - source: where the bars came from.
     ///   - fxFile: the FX file of an investor-currency run.
+    ///   - currency: the run in both currencies, for a DCA run in an investor currency.
     /// - Throws: ``APIContractError`` for a run without steps or a non-finite statistic.
     public init(
         result: BacktestResult, request: BacktestRequest, source: BacktestDataSource, fxFile: String? = nil,

@@ -256,17 +256,19 @@ extension BacktestSummary {
     /// The summary of `result`.
     ///
     /// - Parameters:
+    ///   - result: the finished backtest.
     ///   - statistics: `result`'s statistics (with the money-weighted return: see ``BacktestMoneyWeightedReturn``).
     ///   - config: the run's configuration object.
     ///   - currency: the investor-currency view, for a DCA run in another currency.
     /// - Throws: ``APIContractError`` for a run without steps or a non-finite figure (naming the field).
     public init(
-        result: BacktestResult, statistics s: BacktestStatistics, config: BacktestRunConfig,
+        result: BacktestResult, statistics: BacktestStatistics, config: BacktestRunConfig,
         currency: BacktestCurrencySummary? = nil
     ) throws(APIContractError) {
         guard let first = result.timestamps.first, let last = result.timestamps.last else {
             throw APIContractError(subject: "backtest", field: "start", message: "the backtest has no steps")
         }
+        let s = statistics
         var rejections = [String: Int]()
         for o in result.orders { if let r = o.rejection { rejections[r.rawValue, default: 0] += 1 } }
         self.init(

@@ -149,6 +149,7 @@ public struct CurrencyViews: Sendable, Equatable {
     public var fxEffectPercent: Double
 
     /// - Parameters:
+    ///   - result: a run on the translated prices (``InvestorCurrencyMarket/series``).
     ///   - stepRates: the exchange rate of each step of `result` (see ``stepRates(_:rates:)``).
     ///   - moneyWeightedReturn: the XIRR function for the money-weighted returns (see
     ///     ``MoneyWeightedReturnFunction``); `nil` leaves them unset.

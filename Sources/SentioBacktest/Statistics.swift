@@ -123,6 +123,7 @@ public struct BacktestStatistics: Sendable, Equatable {
     /// Computes the statistics of `result`.
     ///
     /// - Parameters:
+    ///   - result: the finished backtest.
     ///   - periodsPerYear: annualization factor; `nil` infers it from the bar spacing (see
     ///     `StatisticsConventions.inferred(from:)`).
     ///   - moneyWeightedReturn: the XIRR function (a rate per year, 0.1 = 10 %, of dated cash flows; `nil` when
