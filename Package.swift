@@ -32,13 +32,13 @@ let package = Package(
         .target(name: "SentioSignals", dependencies: ["SentioCore", "SentioIndicators"]),
         .target(name: "SentioFunds", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioSavings", dependencies: ["SentioCore", "SentioCSV"]),
-        .target(name: "SentioBacktest", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioFunds"]),
+        .target(name: "SentioBacktest", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals"]),
         .target(
             name: "SentioStore",
             dependencies: ["SentioCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
-        .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds"]),
+        .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioStore"]),
         .target(
             name: "Sentio",
             dependencies: [

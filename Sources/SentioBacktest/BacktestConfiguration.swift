@@ -118,3 +118,144 @@ public struct BacktestError: UserInputError, Equatable {
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
+
+/// The built-in strategies, by the name a front end (the CLI's `--strategy`) spells them.
+public enum StrategyKind: String, Sendable, Codable, CaseIterable {
+    /// The signal model (``SignalStrategy/sentio(config:)``): buys on BUY, sells on SELL, with the signal's levels.
+    case sentio
+    /// ``RSIStrategy``: buy below the lower level, sell above the upper one.
+    case rsi
+    /// ``BuyAndHoldStrategy``.
+    case buyAndHold = "buy-and-hold"
+    /// ``DollarCostAveragingStrategy``: starts with no cash and deposits every period.
+    case dca
+}
+
+/// How entries are sized, by the name a front end spells it (``PositionSizing`` without its parameter).
+public enum SizingRule: String, Sendable, Codable, CaseIterable {
+    case allIn = "all-in"
+    case equalWeight = "equal-weight"
+    case fraction
+}
+
+/// A backtest as a user asks for it, each setting optional, and the one place where the defaults are resolved.
+///
+/// Defaults (the ``Defaults`` values): initial capital 100,000 (0 for DCA, which deposits instead); commission
+/// 0.001 (a fraction of notional, 0.1 %); no fee, no slippage; next-open fills; sizing all-in for one symbol and
+/// equal-weight over every symbol for several (or when `maxPositions` is given); whole shares (fractional with an
+/// investor currency); RSI 14 bars, 30/70; DCA 1,000 a month. Stop-loss and take-profit are percents (5 = 5 %).
+public struct BacktestRequest: Sendable, Equatable {
+    /// The documented defaults.
+    public enum Defaults {
+        public static let initialCapital = 100_000.0
+        public static let commissionRate = 0.001
+        public static let rsiPeriod = 14
+        public static let rsiLower = 30.0
+        public static let rsiUpper = 70.0
+        public static let dcaAmount = 1_000.0
+        public static let dcaPeriod = ContributionPeriod.month
+    }
+
+    public var strategy: StrategyKind
+    /// Starting cash in currency; `nil`: 100,000 (0 for DCA).
+    public var initialCapital: Double?
+    /// Commission as a fraction of notional (0.001 = 0.1 %).
+    public var commissionRate: Double
+    public var feePerOrder: Double
+    public var slippageBasisPoints: Double
+    public var fill: FillTiming
+    /// `nil`: all-in for one symbol, equal-weight for several.
+    public var sizing: SizingRule?
+    /// Equal weight: most positions at once; `nil`: the number of symbols.
+    public var maxPositions: Int?
+    /// Fraction sizing: share of equity per position, in (0, 1].
+    public var fraction: Double?
+    public var fractionalShares: Bool
+    /// Percent below the decision close (5 = 5 %); `nil`: none.
+    public var stopLossPercent: Double?
+    /// Percent above the decision close; `nil`: none.
+    public var takeProfitPercent: Double?
+    public var rsiPeriod: Int?
+    public var rsiLower: Double?
+    public var rsiUpper: Double?
+    /// DCA: amount deposited each period (in the investor's currency when one is given).
+    public var dcaAmount: Double?
+    public var dcaPeriod: ContributionPeriod?
+    /// DCA in another currency than the prices' (e.g. GBP): forces fractional shares.
+    public var investorCurrency: String?
+
+    public init(
+        strategy: StrategyKind = .sentio, initialCapital: Double? = nil, commissionRate: Double = Defaults.commissionRate,
+        feePerOrder: Double = 0, slippageBasisPoints: Double = 0, fill: FillTiming = .nextOpen, sizing: SizingRule? = nil,
+        maxPositions: Int? = nil, fraction: Double? = nil, fractionalShares: Bool = false, stopLossPercent: Double? = nil,
+        takeProfitPercent: Double? = nil, rsiPeriod: Int? = nil, rsiLower: Double? = nil, rsiUpper: Double? = nil,
+        dcaAmount: Double? = nil, dcaPeriod: ContributionPeriod? = nil, investorCurrency: String? = nil
+    ) {
+        self.strategy = strategy
+        self.initialCapital = initialCapital
+        self.commissionRate = commissionRate
+        self.feePerOrder = feePerOrder
+        self.slippageBasisPoints = slippageBasisPoints
+        self.fill = fill
+        self.sizing = sizing
+        self.maxPositions = maxPositions
+        self.fraction = fraction
+        self.fractionalShares = fractionalShares
+        self.stopLossPercent = stopLossPercent
+        self.takeProfitPercent = takeProfitPercent
+        self.rsiPeriod = rsiPeriod
+        self.rsiLower = rsiLower
+        self.rsiUpper = rsiUpper
+        self.dcaAmount = dcaAmount
+        self.dcaPeriod = dcaPeriod
+        self.investorCurrency = investorCurrency
+    }
+
+    /// The RSI period, lower and upper levels with their defaults.
+    public var resolvedRSI: (period: Int, lower: Double, upper: Double) {
+        (rsiPeriod ?? Defaults.rsiPeriod, rsiLower ?? Defaults.rsiLower, rsiUpper ?? Defaults.rsiUpper)
+    }
+
+    /// The DCA amount and period with their defaults.
+    public var resolvedDCA: (amount: Double, period: ContributionPeriod) {
+        (dcaAmount ?? Defaults.dcaAmount, dcaPeriod ?? Defaults.dcaPeriod)
+    }
+
+    /// The sizing rule for `symbolCount` symbols: the given rule, else equal weight over all symbols when there
+    /// are several (or `maxPositions` is given), else all-in.
+    public func resolvedSizing(symbolCount: Int) -> PositionSizing {
+        switch sizing ?? (symbolCount > 1 || maxPositions != nil ? .equalWeight : .allIn) {
+        case .allIn: return .allIn
+        case .equalWeight: return .equalWeight(maxPositions: maxPositions ?? symbolCount)
+        case .fraction: return .fractionOfEquity(fraction ?? 1)
+        }
+    }
+
+    /// The simulator's configuration for `symbolCount` symbols, every default resolved.
+    public func configuration(symbolCount: Int) -> BacktestConfiguration {
+        BacktestConfiguration(
+            initialCapital: strategy == .dca ? 0 : (initialCapital ?? Defaults.initialCapital),
+            fill: fill,
+            costs: TradingCosts(commissionRate: commissionRate, feePerOrder: feePerOrder, slippageBasisPoints: slippageBasisPoints),
+            sizing: resolvedSizing(symbolCount: symbolCount),
+            fractionalShares: fractionalShares || investorCurrency != nil,
+            stopLossPercent: stopLossPercent,
+            takeProfitPercent: takeProfitPercent,
+            stopReference: .decisionClose)
+    }
+
+    /// The strategy with its resolved parameters (the signal model with its default configuration for `sentio`).
+    /// - Throws: what building the signal model throws.
+    public func makeStrategy() throws -> any Strategy {
+        switch strategy {
+        case .sentio: return try SignalStrategy.sentio()
+        case .rsi:
+            let rsi = resolvedRSI
+            return RSIStrategy(period: rsi.period, lower: rsi.lower, upper: rsi.upper)
+        case .buyAndHold: return BuyAndHoldStrategy()
+        case .dca:
+            let dca = resolvedDCA
+            return DollarCostAveragingStrategy(amount: dca.amount, every: dca.period)
+        }
+    }
+}

@@ -148,8 +148,12 @@ public struct CurrencyViews: Sendable, Equatable {
     public var moneyWeightedReturnAssetPercent: Double?
     public var fxEffectPercent: Double
 
-    /// - Parameter stepRates: the exchange rate of each step of `result` (see ``stepRates(_:rates:)``).
-    public init(result: BacktestResult, stepRates: [Double]) {
+    /// - Parameters:
+    ///   - result: a run on the translated prices (``InvestorCurrencyMarket/series``).
+    ///   - stepRates: the exchange rate of each step of `result` (see ``stepRates(_:rates:)``).
+    ///   - moneyWeightedReturn: the XIRR function for the money-weighted returns (see
+    ///     ``MoneyWeightedReturnFunction``); `nil` leaves them unset.
+    public init(result: BacktestResult, stepRates: [Double], moneyWeightedReturn: MoneyWeightedReturnFunction?) {
         precondition(stepRates.count == result.timestamps.count, "one rate per step")
         let equity = result.equity, deposits = result.contributions
         let assetEquity = zip(equity, stepRates).map { $0 * $1 }
@@ -158,11 +162,11 @@ public struct CurrencyViews: Sendable, Equatable {
             periodReturns(equity: e, contributions: d).reduce(1.0) { $0 * (1 + $1) } - 1
         }
         func mwr(_ e: [Double], _ d: [Double]) -> Double? {
-            guard let last = result.timestamps.last else { return nil }
+            guard let xirr = moneyWeightedReturn, let last = result.timestamps.last else { return nil }
             var flows: [(time: Int64, amount: Double)] = []
             for (i, x) in d.enumerated() where x != 0 { flows.append((result.timestamps[i], -x)) }
             flows.append((last, e.last ?? 0))
-            return xirrOfCashFlows(flows).map { $0 * 100 }
+            return xirr(flows).map { $0 * 100 }
         }
         investedInvestor = result.configuration.initialCapital + deposits.reduce(0, +)
         investedAsset = result.configuration.initialCapital * (stepRates.first ?? 1) + assetDeposits.reduce(0, +)

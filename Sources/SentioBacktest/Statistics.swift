@@ -1,5 +1,4 @@
 import SentioCore
-import SentioFunds
 
 #if canImport(Glibc)
 import Glibc
@@ -124,13 +123,16 @@ public struct BacktestStatistics: Sendable, Equatable {
     /// Computes the statistics of `result`.
     ///
     /// - Parameters:
+    ///   - result: the finished backtest.
     ///   - periodsPerYear: annualization factor; `nil` infers it from the bar spacing (see
     ///     `StatisticsConventions.inferred(from:)`).
-    ///   - moneyWeightedReturn: computes the XIRR (a rate per year, 0.1 = 10 %) of dated cash flows
-    ///     (default: SentioFunds' `xirr`, Actual/365 Fixed). `nil` leaves `moneyWeightedReturnPercent` unset.
+    ///   - moneyWeightedReturn: the XIRR function (a rate per year, 0.1 = 10 %, of dated cash flows; `nil` when
+    ///     the flows have none) applied to ``moneyWeightedCashFlows(_:)``. This module does not depend on
+    ///     SentioFunds: front ends pass its `xirr` (SentioAPI's `BacktestMoneyWeightedReturn.xirr`, Actual/365
+    ///     Fixed). Passing `nil` leaves ``moneyWeightedReturnPercent`` unset (say so wherever it is shown).
     public init(
         _ result: BacktestResult, periodsPerYear: Double? = nil,
-        moneyWeightedReturn: ((_ flows: [(time: Int64, amount: Double)]) -> Double?)? = xirrOfCashFlows
+        moneyWeightedReturn: MoneyWeightedReturnFunction?
     ) {
         var conventions = StatisticsConventions.inferred(from: result.timestamps)
         if let p = periodsPerYear {
@@ -188,12 +190,10 @@ public struct BacktestStatistics: Sendable, Equatable {
     }
 }
 
-/// The XIRR of dated cash flows by SentioFunds' `xirr` (Actual/365 Fixed, as pyxirr and Excel), as a rate
-/// per year (0.1 = 10 %); `nil` when the flows have none (no sign change, a single date).
-public func xirrOfCashFlows(_ flows: [(time: Int64, amount: Double)]) -> Double? {
-    let dated = flows.map { CashFlow(date: CivilDate(epochSeconds: $0.time), amount: $0.amount) }
-    return try? xirr(flows: dated).rate
-}
+/// An internal rate of return of dated cash flows (UTC epoch seconds, amounts in currency, negative = paid in),
+/// as a rate per year (0.1 = 10 %), or `nil` when the flows have none (no sign change, a single date).
+/// The backtest passes it in (see ``BacktestStatistics/init(_:periodsPerYear:moneyWeightedReturn:)``).
+public typealias MoneyWeightedReturnFunction = (_ flows: [(time: Int64, amount: Double)]) -> Double?
 
 /// Dated cash flows from the investor's side: −initial capital at the first step, −each deposit at its
 /// step, +final equity at the last step. Their XIRR is the money-weighted return.

@@ -24,7 +24,7 @@ extension BacktestCommand {
     /// The stored bars of `--symbols` (default all) within `--from`/`--to`; the store must exist.
     func loadStoredMarket() throws -> Market {
         let database = try store.open(mode: .readOnly)
-        let wanted = try symbols.map(parseSymbolList)
+        let wanted = try selection.list()
         return try Market(try loadStoredSeries(from: database, symbols: wanted, range: resolvedRange))
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioAPI
 
 #if canImport(Glibc)
 import Glibc
@@ -32,58 +33,56 @@ struct BacktestCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("CSV files or directories of SYMBOL.csv files (default: Data/market; with --db, the stored bars).", valueName: "PATH"))
     var paths: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "Strategy: sentio (the signal model), rsi, buy-and-hold or dca.",
-        valueName: "NAME"))
-    var strategy: BacktestStrategyOption = .sentio
+    @Option(help: ArgumentHelp("Strategy to run (sentio: the signal model).", valueName: "NAME"))
+    var strategy: StrategyKind = .sentio
 
-    @Option(help: ArgumentHelp("Initial capital in currency (default 100000; not with dca, which starts at 0 and deposits).", valueName: "AMOUNT"))
+    @Option(help: ArgumentHelp("Initial capital in currency (default: 100000; not with dca, which starts at 0 and deposits).", valueName: "AMOUNT"))
     var capital: Double?
 
-    @Option(help: ArgumentHelp("Commission as a fraction of notional, charged at entry and at exit (0.001 = 0.1 %).", valueName: "RATE"))
-    var commission: Double = 0.001
+    @Option(help: ArgumentHelp("Commission charged at entry and at exit (fraction of notional, 0.001 = 0.1%).", valueName: "RATE"))
+    var commission: Double = BacktestRequest.Defaults.commissionRate
 
     @Option(help: ArgumentHelp("Fixed fee per filled order, in currency.", valueName: "AMOUNT"))
     var fee: Double = 0
 
-    @Option(name: .customLong("slippage-bps"), help: ArgumentHelp("Slippage against the trader, in basis points of the price.", valueName: "BPS"))
+    @Option(name: .customLong("slippage-bps"), help: ArgumentHelp("Slippage against the trader, in basis points of the price (1 bps = 0.01%).", valueName: "BPS"))
     var slippageBps: Double = 0
 
-    @Option(help: ArgumentHelp("Fill: next-open (decided at the close, filled at the next open) or close (same bar's close; look-ahead-prone).", valueName: "MODE"))
-    var fill: BacktestFillOption = .nextOpen
+    @Option(help: ArgumentHelp("When orders fill: next-open (decided at the close, filled at the next open) or close (same bar's close; look-ahead-prone).", valueName: "MODE"))
+    var fill: FillTiming = .nextOpen
 
-    @Option(help: ArgumentHelp("Sizing: all-in, equal-weight or fraction (default: all-in for one symbol, equal-weight for several).", valueName: "RULE"))
-    var sizing: BacktestSizingOption?
+    @Option(help: ArgumentHelp("Sizing rule (default: all-in for one symbol, equal-weight for several).", valueName: "RULE"))
+    var sizing: SizingRule?
 
     @Option(name: .customLong("max-positions"), help: ArgumentHelp("Equal-weight: most positions held at once, each gets equity/N (default: number of symbols).", valueName: "N"))
     var maxPositions: Int?
 
-    @Option(help: ArgumentHelp("Fraction sizing: share of equity per new position, in (0, 1].", valueName: "F"))
+    @Option(help: ArgumentHelp("Fraction sizing: share of equity per new position (fraction in (0, 1], 0.25 = 25%).", valueName: "F"))
     var fraction: Double?
 
     @Flag(help: "Allow fractional shares (default: whole shares).")
     var fractional = false
 
-    @Option(name: .customLong("stop-loss"), help: ArgumentHelp("Stop-loss in percent below the decision close (default: none; sentio uses the signal's).", valueName: "PCT"))
+    @Option(name: .customLong("stop-loss"), help: ArgumentHelp("Stop-loss below the decision close (percent, 5 = 5%; default: none; sentio uses the signal's).", valueName: "PCT"))
     var stopLoss: Double?
 
-    @Option(name: .customLong("take-profit"), help: ArgumentHelp("Take-profit in percent above the decision close (default: none; sentio uses the signal's).", valueName: "PCT"))
+    @Option(name: .customLong("take-profit"), help: ArgumentHelp("Take-profit above the decision close (percent, 10 = 10%; default: none; sentio uses the signal's).", valueName: "PCT"))
     var takeProfit: Double?
 
-    @Option(name: .customLong("rsi-period"), help: ArgumentHelp("rsi: RSI period in bars (default 14).", valueName: "N"))
+    @Option(name: .customLong("rsi-period"), help: ArgumentHelp("rsi: RSI period in bars (default: 14).", valueName: "N"))
     var rsiPeriod: Int?
 
-    @Option(name: .customLong("rsi-lower"), help: ArgumentHelp("rsi: buy when RSI is below this (default 30).", valueName: "X"))
+    @Option(name: .customLong("rsi-lower"), help: ArgumentHelp("rsi: buy when RSI (0 to 100) is below this (default: 30).", valueName: "X"))
     var rsiLower: Double?
 
-    @Option(name: .customLong("rsi-upper"), help: ArgumentHelp("rsi: sell when RSI is above this (default 70).", valueName: "X"))
+    @Option(name: .customLong("rsi-upper"), help: ArgumentHelp("rsi: sell when RSI (0 to 100) is above this (default: 70).", valueName: "X"))
     var rsiUpper: Double?
 
-    @Option(help: ArgumentHelp("dca: amount deposited and invested each period, split equally over the symbols (default 1000).", valueName: "A"))
+    @Option(help: ArgumentHelp("dca: amount deposited and invested each period, split equally over the symbols, in currency (default: 1000).", valueName: "A"))
     var amount: Double?
 
-    @Option(help: ArgumentHelp("dca: investing period, week or month (default month).", valueName: "PERIOD"))
-    var every: BacktestPeriodOption?
+    @Option(help: ArgumentHelp("dca: investing period (default: month).", valueName: "PERIOD"))
+    var every: ContributionPeriod?
 
     @Option(help: ArgumentHelp("dca: the investor's currency (e.g. GBP) when the prices are in USD; needs --fx. Contributions (--amount) are in this currency, converted at each execution day's FX close; fractional shares; results in both currencies (default: none, all in the prices' currency).", valueName: "CODE"))
     var currency: String?
@@ -94,19 +93,18 @@ struct BacktestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --currency: write one NDJSON line per DCA execution (event dca_executed, snake_case, decimals as strings) to FILE.", valueName: "FILE"))
     var events: String?
 
-    @Option(help: ArgumentHelp("Comma-separated symbols to use from the data (default: all).", valueName: "LIST"))
-    var symbols: String?
+    @OptionGroup var selection: SymbolSelectionOptions
 
-    @Option(help: ArgumentHelp("Output format: table or json.", valueName: "FORMAT"))
-    var format: BacktestFormatOption = .table
+    @Option(help: ArgumentHelp("Output format: table or json (the summary contract, percents as percents).", valueName: "FORMAT"))
+    var format: OutputFormat = .table
 
-    @Option(help: ArgumentHelp("Write the closed trades as CSV to PATH.", valueName: "PATH"))
+    @Option(help: ArgumentHelp("Write the closed trades as CSV (the Trade contract's columns, id first, then commission and exitReason) to PATH.", valueName: "PATH"))
     var trades: String?
 
-    @Option(help: ArgumentHelp("Write the equity curve as CSV to PATH.", valueName: "PATH"))
+    @Option(help: ArgumentHelp("Write the equity curve as CSV (drawdownPercent in percent) to PATH.", valueName: "PATH"))
     var equity: String?
 
-    @Option(help: ArgumentHelp("Write the final portfolio as JSON (the mobile GET /portfolio shape) to PATH.", valueName: "PATH"))
+    @Option(help: ArgumentHelp("Write the final portfolio as JSON (the GET /portfolio contract) to PATH.", valueName: "PATH"))
     var portfolio: String?
 
     @Option(name: .customLong("report"), help: ArgumentHelp(
@@ -124,7 +122,17 @@ struct BacktestCommand: ParsableCommand {
 
     @OptionGroup var range: BarRangeOptions
 
+    /// The options as the library's request (defaults resolved by `BacktestRequest`).
+    var request: BacktestRequest {
+        BacktestRequest(
+            strategy: strategy, initialCapital: capital, commissionRate: commission, feePerOrder: fee,
+            slippageBasisPoints: slippageBps, fill: fill, sizing: sizing, maxPositions: maxPositions, fraction: fraction,
+            fractionalShares: fractional, stopLossPercent: stopLoss, takeProfitPercent: takeProfit, rsiPeriod: rsiPeriod,
+            rsiLower: rsiLower, rsiUpper: rsiUpper, dcaAmount: amount, dcaPeriod: every, investorCurrency: currency)
+    }
+
     func validate() throws {
+        try format.require([.table, .json])
         if let c = capital, !(c > 0 && c.isFinite) { throw ValidationError("--capital must be a positive amount, got \(c)") }
         if !(commission >= 0 && commission < 1) { throw ValidationError("--commission must be a rate in [0, 1), got \(commission)") }
         if !(fee >= 0 && fee.isFinite) { throw ValidationError("--fee must be >= 0, got \(fee)") }
@@ -142,9 +150,9 @@ struct BacktestCommand: ParsableCommand {
             throw ValidationError("--rsi-period, --rsi-lower and --rsi-upper apply to --strategy rsi only")
         }
         if let p = rsiPeriod, p < 1 { throw ValidationError("--rsi-period must be at least 1, got \(p)") }
-        let lower = rsiLower ?? 30, upper = rsiUpper ?? 70
-        if !(0 <= lower && lower < upper && upper <= 100) {
-            throw ValidationError("--rsi-lower must be below --rsi-upper, both in [0, 100]; got \(lower) and \(upper)")
+        let rsi = request.resolvedRSI
+        if !(0 <= rsi.lower && rsi.lower < rsi.upper && rsi.upper <= 100) {
+            throw ValidationError("--rsi-lower must be below --rsi-upper, both in [0, 100]; got \(rsi.lower) and \(rsi.upper)")
         }
         if strategy != .dca && (amount != nil || every != nil) {
             throw ValidationError("--amount and --every apply to --strategy dca only")
@@ -162,15 +170,14 @@ struct BacktestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let clock = ContinuousClock()
-        let started = clock.now
+        let started = ContinuousClock.now
         let assetMarket = try loadMarket()
         // --currency: the same simulator on prices translated into the investor's currency (InvestorCurrencyMarket).
         let translated = try translatedMarket(assetMarket)
         let market = try translated.map { try Market($0.series) } ?? assetMarket
-        let backtestConfiguration = makeConfiguration(symbolCount: market.series.count)
+        let request = self.request
         let progressBar = BacktestProgressBar(started: started)
-        let backtest = Backtest(backtestConfiguration, progress: { done, total in progressBar.update(done, total) })
+        let backtest = Backtest(request.configuration(symbolCount: market.series.count), progress: { done, total in progressBar.update(done, total) })
         var buyLevels = RecordedBuyLevels()
         // With --report, record each buy decision's stop/target (the simulator keeps them only while open).
         func simulate<S: Strategy>(_ strategy: S) throws -> BacktestResult {
@@ -179,47 +186,34 @@ struct BacktestCommand: ParsableCommand {
             defer { buyLevels = recorder.buyLevels }
             return try backtest.run(&recorder, on: market)
         }
-        let result: BacktestResult
-        switch strategy {
-        case .sentio:
-            result = try simulate(try SignalStrategy.sentio(config: SignalModelConfig()))
-        case .rsi:
-            let rsi = RSIStrategy(period: rsiPeriod ?? 14, lower: rsiLower ?? 30, upper: rsiUpper ?? 70)
-            result = try simulate(rsi)
-        case .buyAndHold:
-            result = try simulate(BuyAndHoldStrategy())
-        case .dca:
-            let period: ContributionPeriod = (every ?? .month) == .week ? .week : .month
-            result = try simulate(DollarCostAveragingStrategy(amount: amount ?? 1_000, every: period))
-        }
+        let result = try simulate(try request.makeStrategy())
         progressBar.finish()
-        let statistics = BacktestStatistics(result)  // money-weighted return by SentioFunds' xirr
-        var report = BacktestReport(command: self, market: market, result: result, statistics: statistics)
-        if let translated { report.currency = try currencyReport(translated, result: result) }
+        let currencyReport = try translated.map { translated in
+            try BacktestCurrencyReport(translated: translated, result: result, request: request, investorCurrency: currency!, fxFile: fx!)
+        }
+        let report = try BacktestRunReport(result: result, request: request, source: dataSource, fxFile: fx, currency: currencyReport)
         // All outputs or none: each file is written to a temporary file first; the run is saved (one store
         // transaction); only then are the files renamed into place. Any failure leaves every old file as it was.
         let outputs = OutputTransaction()
-        if let path = trades { try outputs.stage(path, text: report.tradesCSV()) }
-        if let path = equity { try outputs.stage(path, text: report.equityCSV()) }
+        if let path = trades { try outputs.stage(path, text: report.tradeLogCSV()) }
+        if let path = equity { try outputs.stage(path, text: report.equityCurveCSV()) }
         if let path = reportPath {
-            let content = BacktestReportContent(result: result, statistics: statistics, market: market, buyLevels: buyLevels)
+            let content = BacktestReportContent(result: result, statistics: report.statistics, market: market, buyLevels: buyLevels)
             try outputs.stage(path, text: BacktestReportRenderer().render(content))
         }
-        if let path = portfolio { try outputs.stage(path, text: report.portfolioJSON().rendered(pretty: true) + "\n") }
-        if let path = events, let currency = report.currency { try outputs.stage(path, text: currency.eventsNDJSON()) }
+        if let path = portfolio { try outputs.stage(path, text: report.portfolioJSON()) }
+        if let path = events, let currencyReport { try outputs.stage(path, text: currencyReport.eventsNDJSON()) }
         OutputTransaction.reachedStagedPoint()
         var saved: String?
         if save {
             let database = try store.open(mode: .createIfMissing)
-            let id = try database.saveRun(report.storedRun(label: label), trades: report.storedTrades(), equity: report.storedEquity())
+            let run = try report.storedRun(label: label, inputFingerprint: ContentFingerprint.of(series: market.series))
+            let id = try database.saveRun(run, trades: report.storedTrades, equity: report.storedEquity)
             saved = "saved run \(id) to \(database.path)"
         }
         try outputs.commit()
         if let saved { printError(saved) }
-        switch format {
-        case .json: print(report.summaryJSON().rendered(pretty: true))
-        case .table: print(report.table(), terminator: "")
-        }
+        print(format == .json ? try report.summaryJSON() : report.summary.table(), terminator: "")
     }
 
     /// The data directories/files given, or the bundled sample universe.
@@ -235,83 +229,29 @@ struct BacktestCommand: ParsableCommand {
         return ["Data/market"]
     }
 
+    /// Where the bars come from, for the summary's `config`.
+    var dataSource: BacktestDataSource {
+        BacktestDataSource(
+            paths: (try? dataPaths()) ?? [], database: readsStore ? store.path : nil,
+            from: resolvedRange.lower, to: resolvedRange.upper)
+    }
+
     func loadMarket() throws -> Market {
         if readsStore { return try loadStoredMarket() }
         let files = try OHLCVReader.expand(paths: try dataPaths())
-        var series = try Self.readConcurrently(files)
-        if let list = symbols {
-            let wanted = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            guard !wanted.isEmpty else { throw UsageError("--symbols is empty") }
-            let available = series.map(\.symbol)
-            series = try wanted.map { w in
-                // Symbols come from file names; match them without regard to case.
-                guard let match = series.first(where: { $0.symbol.uppercased() == w.uppercased() }) else {
-                    throw UsageError("unknown symbol \(w) in --symbols; the data has \(available.joined(separator: ", "))")
-                }
-                return match
-            }
-        }
-        series = try filteredByRange(series)
-        return try Market(series)
+        let series = try selection.select(try OHLCVReader.readConcurrently(files), symbol: \.symbol)
+        return try Market(try filteredByRange(series))
     }
 
-    /// Reads the CSV files on all cores (one file per task), in file order; the first failing file's
-    /// error (by file order) is thrown. Symbols come from the file names, as in `OHLCVReader.readAll`.
-    static func readConcurrently(_ files: [String]) throws -> [OHLCVSeries] {
-        nonisolated(unsafe) var results = [Result<OHLCVSeries, CSVError>?](repeating: nil, count: files.count)
-        results.withUnsafeMutableBufferPointer { slots in
-            nonisolated(unsafe) let slots = slots
-            DispatchQueue.concurrentPerform(iterations: files.count) { i in
-                // Each task writes only its own slot.
-                slots[i] = Result { () throws(CSVError) -> OHLCVSeries in
-                    try OHLCVReader.read(path: files[i], options: ReadOptions(symbol: OHLCVReader.symbolFromPath(files[i])))
-                }
-            }
-        }
-        return try results.map { try $0!.get() }
-    }
-
-    /// The resolved sizing rule (the multi-symbol default is equal weight over all symbols).
-    func resolvedSizing(symbolCount: Int) -> PositionSizing {
-        switch sizing ?? (symbolCount > 1 || maxPositions != nil ? .equalWeight : .allIn) {
-        case .allIn: return .allIn
-        case .equalWeight: return .equalWeight(maxPositions: maxPositions ?? symbolCount)
-        case .fraction: return .fractionOfEquity(fraction ?? 1)
-        }
-    }
-
-    func makeConfiguration(symbolCount: Int) -> BacktestConfiguration {
-        BacktestConfiguration(
-            initialCapital: strategy == .dca ? 0 : (capital ?? 100_000),
-            fill: fill == .close ? .close : .nextOpen,
-            costs: TradingCosts(commissionRate: commission, feePerOrder: fee, slippageBasisPoints: slippageBps),
-            sizing: resolvedSizing(symbolCount: symbolCount),
-            fractionalShares: fractional || currency != nil,
-            stopLossPercent: stopLoss,
-            takeProfitPercent: takeProfit,
-            stopReference: .decisionClose)
-    }
+    // For `sentio bench`, which times the same configuration and reading (its file is not this one's to change).
+    func makeConfiguration(symbolCount: Int) -> BacktestConfiguration { request.configuration(symbolCount: symbolCount) }
+    static func readConcurrently(_ files: [String]) throws -> [OHLCVSeries] { try OHLCVReader.readConcurrently(files) }
 }
 
-enum BacktestStrategyOption: String, ExpressibleByArgument, CaseIterable {
-    case sentio, rsi, buyAndHold = "buy-and-hold", dca
-}
-
-enum BacktestFillOption: String, ExpressibleByArgument, CaseIterable {
-    case nextOpen = "next-open", close
-}
-
-enum BacktestSizingOption: String, ExpressibleByArgument, CaseIterable {
-    case allIn = "all-in", equalWeight = "equal-weight", fraction
-}
-
-enum BacktestPeriodOption: String, ExpressibleByArgument, CaseIterable {
-    case week, month
-}
-
-enum BacktestFormatOption: String, ExpressibleByArgument, CaseIterable {
-    case table, json
-}
+extension StrategyKind: ExpressibleByArgument {}
+extension FillTiming: ExpressibleByArgument {}
+extension SizingRule: ExpressibleByArgument {}
+extension ContributionPeriod: ExpressibleByArgument {}
 
 /// A progress bar on standard error, shown only when it is a terminal and the run has lasted a second.
 final class BacktestProgressBar: @unchecked Sendable {
@@ -337,358 +277,5 @@ final class BacktestProgressBar: @unchecked Sendable {
 
     func finish() {
         if shown { FileHandle.standardError.write(Data("\n".utf8)) }
-    }
-}
-
-/// A JSON value with ordered object keys, so that the output is stable and reads in a sensible order.
-indirect enum BacktestJSON {
-    case number(Double)
-    case integer(Int)
-    case string(String)
-    case bool(Bool)
-    case null
-    case array([BacktestJSON])
-    case object([(String, BacktestJSON)])
-    /// Text that is already valid JSON.
-    case raw(String)
-
-    /// A number, or `null` when absent or not finite.
-    static func value(_ x: Double?) -> BacktestJSON {
-        guard let x, x.isFinite else { return .null }
-        return .number(x)
-    }
-
-    static func value(_ s: String?) -> BacktestJSON { s.map { .string($0) } ?? .null }
-
-    /// A `Codable` value as JSON (object keys sorted, compact), through `JSONEncoder`.
-    static func encoding(_ value: some Encodable) -> BacktestJSON {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        guard let data = try? encoder.encode(value) else { return .null }
-        return .raw(String(decoding: data, as: UTF8.self))
-    }
-
-    func rendered(pretty: Bool, indent: String = "") -> String {
-        let inner = indent + "  "
-        switch self {
-        case .number(let x):
-            if x == x.rounded() && abs(x) < 1e15 { return String(Int64(x)) }
-            return "\(x)"
-        case .integer(let i): return String(i)
-        case .string(let s): return BacktestJSON.quote(s)
-        case .bool(let b): return b ? "true" : "false"
-        case .null: return "null"
-        case .raw(let text): return text
-        case .array(let items):
-            if items.isEmpty { return "[]" }
-            let parts = items.map { $0.rendered(pretty: pretty, indent: inner) }
-            return pretty ? "[\n" + parts.map { inner + $0 }.joined(separator: ",\n") + "\n" + indent + "]" : "[" + parts.joined(separator: ",") + "]"
-        case .object(let fields):
-            if fields.isEmpty { return "{}" }
-            let parts = fields.map { key, value in BacktestJSON.quote(key) + (pretty ? ": " : ":") + value.rendered(pretty: pretty, indent: inner) }
-            return pretty ? "{\n" + parts.map { inner + $0 }.joined(separator: ",\n") + "\n" + indent + "}" : "{" + parts.joined(separator: ",") + "}"
-        }
-    }
-
-    static func quote(_ s: String) -> String { JSONText.quoted(s) }
-}
-
-/// The outputs of one run: summary (JSON or table), trade log, equity curve and portfolio.
-struct BacktestReport {
-    let command: BacktestCommand
-    let market: Market
-    let result: BacktestResult
-    let statistics: BacktestStatistics
-    /// With --currency: the run in both currencies.
-    var currency: CurrencyReport? = nil
-
-    /// Most recent closed trades listed in the portfolio file.
-    static let recentTradeLimit = 50
-
-    func configJSON() -> BacktestJSON {
-        let c = result.configuration
-        var sizingFields: [(String, BacktestJSON)] = [("sizing", .string(c.sizing.name))]
-        switch c.sizing {
-        case .allIn: sizingFields += [("maxPositions", .null), ("fraction", .null)]
-        case .equalWeight(let n): sizingFields += [("maxPositions", .integer(n)), ("fraction", .null)]
-        case .fractionOfEquity(let f): sizingFields += [("maxPositions", .null), ("fraction", .number(f))]
-        }
-        let isRSI = command.strategy == .rsi, isDCA = command.strategy == .dca
-        return .object([
-            ("strategy", .string(command.strategy.rawValue)),
-            ("paths", .array((try? command.dataPaths())?.map { .string($0) } ?? [])),
-            ("database", command.readsStore ? .string(command.store.path) : .null),
-            ("from", .value(command.resolvedRange.lower.map { iso8601(epochSeconds: $0) })),
-            ("to", .value(command.resolvedRange.upper.map { iso8601(epochSeconds: $0) })),
-            ("symbols", .array(result.symbols.map { .string($0) })),
-            ("initialCapital", .number(c.initialCapital)),
-            ("commissionRate", .number(c.costs.commissionRate)),
-            ("feePerOrder", .number(c.costs.feePerOrder)),
-            ("slippageBasisPoints", .number(c.costs.slippageBasisPoints)),
-            ("fill", .string(c.fill.rawValue)),
-        ] + sizingFields + [
-            ("fractionalShares", .bool(c.fractionalShares)),
-            ("stopLossPercent", .value(c.stopLossPercent)),
-            ("takeProfitPercent", .value(c.takeProfitPercent)),
-            ("stopReference", .string(c.stopReference.rawValue)),
-            ("rsiPeriod", isRSI ? .integer(command.rsiPeriod ?? 14) : .null),
-            ("rsiLower", isRSI ? .number(command.rsiLower ?? 30) : .null),
-            ("rsiUpper", isRSI ? .number(command.rsiUpper ?? 70) : .null),
-            ("amount", isDCA ? .number(command.amount ?? 1_000) : .null),
-            ("every", isDCA ? .string((command.every ?? .month).rawValue) : .null),
-            ("currency", .value(command.currency)),
-            ("fx", .value(command.fx)),
-            ("signalModel", command.strategy == .sentio ? BacktestJSON.encoding(SignalModelConfig()) : .null),
-        ])
-    }
-
-    func conventionsJSON() -> BacktestJSON {
-        let k = statistics.conventions
-        return .object([
-            ("periodsPerYear", .number(k.periodsPerYear)),
-            ("periodsPerYearSource", .string(k.periodsPerYearSource)),
-            ("riskFreeRate", .number(k.riskFreeRate)),
-            ("ddof", .integer(k.ddof)),
-            ("returns", .string("simple per-bar returns of equity net of deposits (time-weighted)")),
-            ("sharpeRatio", .string("mean/std(ddof 1) x sqrt(periodsPerYear), as empyrical/quantstats; backtesting.py uses geometric annual return / annualized volatility")),
-            ("cagr", .string("(growth)^(periodsPerYear / returns) - 1, as empyrical annual_return")),
-            ("maxDrawdown", .string("deepest fall of the time-weighted wealth index from its running peak, percent <= 0")),
-            ("profitFactor", .string("gross profit / gross loss of closed trades, in currency")),
-            ("moneyWeightedReturn", .string("XIRR (Actual/365 Fixed) of -initial capital, -deposits and +final equity, percent a year")),
-            ("fills", .string(result.configuration.fill == .nextOpen
-                ? "decided at a bar's close, filled at the symbol's next open"
-                : "decided and filled at the same bar's close (look-ahead-prone)")),
-            ("stops", .string("checked against each bar's low/high; a gap fills at the open; a bar touching both exits at the stop; live on the entry bar with next-open fills")),
-            ("openPositions", .string("marked to market at the last close in finalEquity; not counted as closed trades")),
-            ("timestamps", .string("UTC, ISO-8601")),
-        ])
-    }
-
-    func summaryJSON() -> BacktestJSON {
-        let s = statistics
-        var rejections = [String: Int]()
-        for o in result.orders { if let r = o.rejection { rejections[r.rawValue, default: 0] += 1 } }
-        return .object([
-            ("strategy", .string(result.strategyName)),
-            ("symbols", .array(result.symbols.map { .string($0) })),
-            ("start", .value(result.timestamps.first.map { iso8601(epochSeconds: $0) })),
-            ("end", .value(result.timestamps.last.map { iso8601(epochSeconds: $0) })),
-            ("bars", .integer(result.timestamps.count)),
-            ("initialCapital", .number(s.initialCapital)),
-            ("totalContributions", .number(s.totalContributions)),
-            ("finalEquity", .number(s.finalEquity)),
-            ("finalCash", .number(result.finalCash)),
-            ("totalReturnPercent", .value(s.totalReturnPercent)),
-            ("timeWeightedReturnPercent", .value(s.timeWeightedReturnPercent)),
-            ("moneyWeightedReturnPercent", .value(s.moneyWeightedReturnPercent)),
-            ("cagrPercent", .value(s.cagrPercent)),
-            ("annualizedVolatilityPercent", .value(s.annualizedVolatilityPercent)),
-            ("sharpeRatio", .value(s.sharpeRatio)),
-            ("sortinoRatio", .value(s.sortinoRatio)),
-            ("calmarRatio", .value(s.calmarRatio)),
-            ("maxDrawdownPercent", .value(s.maxDrawdownPercent)),
-            ("maxDrawdownDurationBars", .integer(s.maxDrawdownDurationBars)),
-            ("maxDrawdownDurationDays", .value(s.maxDrawdownDurationDays)),
-            ("tradeCount", .integer(s.tradeCount)),
-            ("openPositionCount", .integer(s.openPositionCount)),
-            ("winRatePercent", .value(s.winRatePercent)),
-            ("profitFactor", .value(s.profitFactor)),
-            ("averageTradePercent", .value(s.averageTradePercent)),
-            ("bestTradePercent", .value(s.bestTradePercent)),
-            ("worstTradePercent", .value(s.worstTradePercent)),
-            ("averageHoldingBars", .value(s.averageHoldingBars)),
-            ("averageHoldingDays", .value(s.averageHoldingDays)),
-            ("exposurePercent", .value(s.exposurePercent)),
-            ("commissionsPaid", .value(s.commissionsPaid)),
-            ("sqn", .value(s.sqn)),
-            ("orderCount", .integer(s.orderCount)),
-            ("rejectedOrderCount", .integer(s.rejectedOrderCount)),
-            ("rejectionsByReason", .object(rejections.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
-            ("openPositions", .array(result.openPositions.map { p in
-                .object([
-                    ("symbol", .string(p.symbol)), ("entryTime", .string(iso8601(epochSeconds: p.entryTime))),
-                    ("entryPrice", .number(p.entryPrice)), ("currentPrice", .number(p.currentPrice)),
-                    ("shares", .number(p.shares)), ("marketValue", .number(p.marketValue)),
-                    ("unrealizedPnL", .number(p.unrealizedPnL)),
-                ])
-            })),
-            ("currency", currency?.json() ?? .null),
-            ("config", configJSON()),
-            ("conventions", conventionsJSON()),
-        ])
-    }
-
-    /// Closed trades: one row each, in exit order.
-    func tradesCSV() -> String {
-        var out = "symbol,entryTime,exitTime,entryPrice,exitPrice,shares,pnl,pnlPercent,commission,signalType,exitReason\n"
-        for t in result.trades {
-            let times = [t.symbol, iso8601(epochSeconds: t.entryTime), iso8601(epochSeconds: t.exitTime)]
-            let numbers = [t.entryPrice, t.exitPrice, t.shares, t.pnl, t.pnlPercent, t.commission].map(BacktestReport.number)
-            out += (times + numbers + [t.signalType, t.exitReason.rawValue]).joined(separator: ",") + "\n"
-        }
-        return out
-    }
-
-    /// The equity curve: one row per timeline step.
-    func equityCSV() -> String {
-        var out = "timestamp,equity,cash,positionsValue,contribution,drawdownPercent\n"
-        var wealth = 1.0, peak = 1.0
-        for t in result.timestamps.indices {
-            if t > 0 && result.equity[t - 1] > 0 { wealth *= (result.equity[t] - result.contributions[t]) / result.equity[t - 1] }
-            peak = max(peak, wealth)
-            let drawdown = (wealth / peak - 1) * 100
-            let fields = [result.equity[t], result.cash[t], result.equity[t] - result.cash[t], result.contributions[t], drawdown]
-            out += iso8601(epochSeconds: result.timestamps[t]) + "," + fields.map(BacktestReport.number).joined(separator: ",") + "\n"
-        }
-        return out
-    }
-
-    /// The final state in the shape mobile clients read from `GET /portfolio`.
-    ///
-    /// `totalPnL` = current value − initial capital − deposits. `dayPnL` compares with the equity at the last
-    /// step of the previous UTC date (or the invested capital when there is none), net of deposits since.
-    /// `recentTrades`: the last 50 closed trades, newest first. Ids are deterministic.
-    func portfolioJSON() -> BacktestJSON {
-        let n = result.timestamps.count
-        let invested = result.configuration.initialCapital + result.totalContributions
-        let current = result.finalEquity
-        var reference = result.configuration.initialCapital
-        var depositsSince = result.totalContributions
-        if n > 0 {
-            let lastDay = floorDivide(result.timestamps[n - 1], 86_400)
-            var k = n - 1
-            while k >= 0 && floorDivide(result.timestamps[k], 86_400) == lastDay { k -= 1 }
-            if k >= 0 {
-                reference = result.equity[k]
-                depositsSince = result.contributions[(k + 1)...].reduce(0, +)
-            }
-        }
-        let dayPnL = current - reference - depositsSince
-        let dayBase = reference + depositsSince
-        let positions: [BacktestJSON] = result.openPositions.map { p in
-            .object([
-                ("id", .string("position-\(p.symbol)-\(iso8601(epochSeconds: p.entryTime))")),
-                ("symbol", .string(p.symbol)),
-                ("entryPrice", .number(p.entryPrice)),
-                ("currentPrice", .number(p.currentPrice)),
-                ("shares", .number(p.shares)),
-                ("entryTime", .string(iso8601(epochSeconds: p.entryTime))),
-            ])
-        }
-        let recent = result.trades.enumerated().suffix(BacktestReport.recentTradeLimit).reversed()
-        let trades: [BacktestJSON] = recent.map { i, t in
-            .object([
-                ("id", .string("trade-\(i + 1)-\(t.symbol)-\(iso8601(epochSeconds: t.exitTime))")),
-                ("symbol", .string(t.symbol)),
-                ("entryPrice", .number(t.entryPrice)),
-                ("exitPrice", .number(t.exitPrice)),
-                ("shares", .number(t.shares)),
-                ("entryTime", .string(iso8601(epochSeconds: t.entryTime))),
-                ("exitTime", .string(iso8601(epochSeconds: t.exitTime))),
-                ("pnl", .number(t.pnl)),
-                ("pnlPercent", .number(t.pnlPercent)),
-                ("signalType", .string(t.signalType)),
-            ])
-        }
-        return .object([
-            ("initialCapital", .number(result.configuration.initialCapital)),
-            ("currentValue", .number(current)),
-            ("cashBalance", .number(result.finalCash)),
-            ("totalPnL", .number(current - invested)),
-            ("totalPnLPercent", invested > 0 ? .number((current - invested) / invested * 100) : .number(0)),
-            ("dayPnL", .number(dayPnL)),
-            ("dayPnLPercent", dayBase > 0 ? .number(dayPnL / dayBase * 100) : .number(0)),
-            ("positions", .array(positions)),
-            ("recentTrades", .array(trades)),
-        ])
-    }
-
-    /// The run for the store: the configuration object, and the summary without `config` as statistics.
-    func storedRun(label: String?) -> StoredRun {
-        var statistics = summaryJSON()
-        if case .object(let fields) = statistics { statistics = .object(fields.filter { $0.0 != "config" }) }
-        return StoredRun(
-            strategy: command.strategy.rawValue, symbols: result.symbols,
-            configJSON: configJSON().rendered(pretty: false), statisticsJSON: statistics.rendered(pretty: false),
-            inputFingerprint: ContentFingerprint.of(series: market.series), label: label,
-            startTimestamp: result.timestamps.first, endTimestamp: result.timestamps.last,
-            initialCapital: result.configuration.initialCapital, finalEquity: result.finalEquity)
-    }
-
-    /// Closed trades, then the positions still open (no exit).
-    func storedTrades() -> [StoredTrade] {
-        result.trades.map { t in
-            StoredTrade(
-                symbol: t.symbol, entryTimestamp: t.entryTime, entryPrice: t.entryPrice, exitTimestamp: t.exitTime,
-                exitPrice: t.exitPrice, shares: t.shares, pnl: t.pnl, pnlPercent: t.pnlPercent, commission: t.commission,
-                signalType: t.signalType, exitReason: t.exitReason.rawValue)
-        } + result.openPositions.map { p in
-            StoredTrade(
-                symbol: p.symbol, entryTimestamp: p.entryTime, entryPrice: p.entryPrice, shares: p.shares,
-                commission: p.entryCommission,
-                signalType: "BUY")
-        }
-    }
-
-    /// One point per timeline step; `contribution` only where a deposit was made.
-    func storedEquity() -> [StoredEquityPoint] {
-        result.timestamps.indices.map { t in
-            StoredEquityPoint(
-                timestamp: result.timestamps[t], equity: result.equity[t], cash: result.cash[t],
-                contribution: result.contributions[t] != 0 ? result.contributions[t] : nil)
-        }
-    }
-
-    /// A readable summary.
-    func table() -> String {
-        let s = statistics
-        func f(_ x: Double?, _ digits: Int = 2, _ suffix: String = "") -> String {
-            guard let x, x.isFinite else { return "n/a" }
-            return String(format: "%.\(digits)f", x) + suffix
-        }
-        var rows: [(String, String)] = []
-        rows.append(("Strategy", "\(result.strategyName) on \(result.symbols.count) symbol\(result.symbols.count == 1 ? "" : "s")"))
-        if let a = result.timestamps.first, let b = result.timestamps.last {
-            rows.append(("Period", "\(iso8601(epochSeconds: a)) .. \(iso8601(epochSeconds: b)) (\(result.timestamps.count) bars)"))
-        }
-        rows.append(("Initial capital", f(s.initialCapital)))
-        if s.totalContributions > 0 { rows.append(("Deposits", f(s.totalContributions))) }
-        rows.append(("Final equity", f(s.finalEquity)))
-        rows.append(("Total return", f(s.totalReturnPercent, 2, " %")))
-        if s.totalContributions > 0 {
-            rows.append(("Time-weighted return", f(s.timeWeightedReturnPercent, 2, " %")))
-            rows.append(("Money-weighted return", f(s.moneyWeightedReturnPercent, 2, " % a year (XIRR)")))
-        }
-        if let currency { rows += currency.tableRows() }
-        rows.append(("CAGR", f(s.cagrPercent, 2, " %")))
-        rows.append(("Annualized volatility", f(s.annualizedVolatilityPercent, 2, " %")))
-        rows.append(("Sharpe ratio", f(s.sharpeRatio, 3)))
-        rows.append(("Sortino ratio", f(s.sortinoRatio, 3)))
-        rows.append(("Calmar ratio", f(s.calmarRatio, 3)))
-        rows.append(("Max drawdown", "\(f(s.maxDrawdownPercent, 2, " %")) (\(s.maxDrawdownDurationBars) bars, \(f(s.maxDrawdownDurationDays, 0)) days)"))
-        rows.append(("Trades", "\(s.tradeCount) closed, \(s.openPositionCount) open"))
-        rows.append(("Win rate", f(s.winRatePercent, 2, " %")))
-        rows.append(("Profit factor", f(s.profitFactor, 3)))
-        rows.append(("Avg / best / worst trade", "\(f(s.averageTradePercent, 2, " %")) / \(f(s.bestTradePercent, 2, " %")) / \(f(s.worstTradePercent, 2, " %"))"))
-        rows.append(("Avg holding period", "\(f(s.averageHoldingBars, 1)) bars (\(f(s.averageHoldingDays, 1)) days)"))
-        rows.append(("Exposure", f(s.exposurePercent, 2, " %")))
-        rows.append(("Commissions paid", f(s.commissionsPaid)))
-        rows.append(("SQN", f(s.sqn, 3)))
-        var rejections = [String: Int]()
-        for o in result.orders { if let r = o.rejection { rejections[r.rawValue, default: 0] += 1 } }
-        let detail = rejections.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        rows.append(("Orders", "\(s.orderCount) (\(s.rejectedOrderCount) rejected\(detail.isEmpty ? "" : ": " + detail))"))
-        let width = rows.map(\.0.count).max() ?? 0
-        var out = rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n") + "\n"
-        let c = result.configuration
-        out += "\nConventions: \(c.fill.rawValue) fills, sizing \(c.sizing.name), commission \(c.costs.commissionRate), "
-            + "\(s.conventions.periodsPerYear == s.conventions.periodsPerYear.rounded() ? String(Int(s.conventions.periodsPerYear)) : "\(s.conventions.periodsPerYear)") periods/year "
-            + "(\(s.conventions.periodsPerYearSource)), risk-free 0, ddof 1; Sharpe = mean/std x sqrt(periods) (empyrical).\n"
-        return out
-    }
-
-    /// Integral values without a trailing `.0` (whole shares read as integers).
-    static func number(_ x: Double) -> String {
-        x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : "\(x)"
     }
 }

@@ -15,8 +15,8 @@ struct SymbolSelectionOptions: ParsableArguments {
     var symbols: String?
 
     func validate() throws {
-        // A UserInputError thrown here would reach ArgumentParser as an unknown error (exit 1); say it as usage.
-        do { _ = try list() } catch let error as UserInputError { throw ValidationError(error.description) }
+        // ArgumentParser maps only ValidationError thrown from validate() to a usage error (exit 2).
+        do { _ = try list() } catch { throw ValidationError("\(error)") }
     }
 
     /// The parsed list, or `nil` when `--symbols` was not given.

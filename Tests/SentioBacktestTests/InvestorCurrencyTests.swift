@@ -53,7 +53,7 @@ struct InvestorCurrencyTests {
                 expectClose(e.amount, 100, relative: 1e-12)
             }
             let stepRates = try CurrencyViews.stepRates(result, rates: fx)
-            let views = CurrencyViews(result: result, stepRates: stepRates)
+            let views = CurrencyViews(result: result, stepRates: stepRates, moneyWeightedReturn: referenceXIRR)
             expectClose(views.valueAsset, result.finalEquity * stepRates.last!, relative: 1e-12)
             expectClose(views.investedInvestor, result.totalContributions, relative: 1e-12)
             // The FX effect telescopes: rate at the first funded step ÷ rate at the last step − 1.
@@ -71,7 +71,7 @@ struct InvestorCurrencyTests {
         #expect(translated.previousRateBars.count == 59)
         let result = try Backtest(BacktestConfiguration(initialCapital: 0, fractionalShares: true))
             .run(DollarCostAveragingStrategy(amount: 100, every: .week), on: try Market(translated.series))
-        let views = CurrencyViews(result: result, stepRates: try CurrencyViews.stepRates(result, rates: fx))
+        let views = CurrencyViews(result: result, stepRates: try CurrencyViews.stepRates(result, rates: fx), moneyWeightedReturn: referenceXIRR)
         expectClose(views.investedAsset, views.investedInvestor * 1.25, relative: 1e-12)
         expectClose(views.valueAsset, views.valueInvestor * 1.25, relative: 1e-12)
         expectClose(views.timeWeightedReturnAssetPercent, views.timeWeightedReturnInvestorPercent, relative: 1e-12)

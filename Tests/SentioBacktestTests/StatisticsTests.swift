@@ -11,7 +11,7 @@ struct StatisticsTests {
         let (goog, rsi) = try loadGOOG()
         let result = try Backtest(ReferenceTests.configuration)
             .run(RSIStrategy(rsi: fixtureRSIProvider(rsi)), on: Market([goog]))
-        let stats = BacktestStatistics(result)
+        let stats = BacktestStatistics(result, moneyWeightedReturn: referenceXIRR)
         let ref = try loadNumericCSV("backtest/goog_rsi_summary.csv").mapValues { $0[0] }
         #expect(stats.conventions.periodsPerYear == 252)
         // Same definitions as backtesting.py 0.6.6.
@@ -65,7 +65,7 @@ struct StatisticsTests {
         }
         let config = BacktestConfiguration(costs: TradingCosts(commissionRate: 0.001), sizing: .equalWeight(maxPositions: 3))
         let r = try Backtest(config).run(ScriptedStrategy(script: script), on: market)
-        let st = BacktestStatistics(r)
+        let st = BacktestStatistics(r, moneyWeightedReturn: referenceXIRR)
         #expect(r.trades.count > 5)
         let naive = Naive(equity: r.equity, deposits: r.contributions)
         let P = 252.0
@@ -125,7 +125,7 @@ struct StatisticsTests {
     func undefined() throws {
         let s = dailySeries("A", flat(10, count: 5))
         let r = try Backtest().run(ScriptedStrategy(script: [:]), on: Market([s]))
-        let st = BacktestStatistics(r)
+        let st = BacktestStatistics(r, moneyWeightedReturn: referenceXIRR)
         #expect(st.tradeCount == 0 && st.winRatePercent == nil && st.profitFactor == nil && st.sqn == nil)
         #expect(st.sharpeRatio == nil && st.sortinoRatio == nil && st.calmarRatio == nil)
         #expect(st.maxDrawdownPercent == 0 && st.totalReturnPercent == 0 && st.exposurePercent == 0)

@@ -63,7 +63,7 @@ struct StrategyTests {
         let sharesA = 500 / 101.0 + 500 / 132.0 + 500 / 161.0
         expectClose(r.openPositions[0].shares, sharesA, relative: 1e-12)
         expectClose(r.finalEquity, sharesA * 190 + 30 * 50, relative: 1e-12)
-        let st = BacktestStatistics(r)
+        let st = BacktestStatistics(r, moneyWeightedReturn: referenceXIRR)
         expectClose(st.totalReturnPercent, (r.finalEquity / 3_000 - 1) * 100, relative: 1e-12)
         // Time-weighted: B is flat, A rises; the deposit days contribute no return.
         var twr = 1.0
@@ -79,7 +79,7 @@ struct StrategyTests {
         #expect(injected.moneyWeightedReturnPercent == 50)
         #expect(seen.count == 4)
         #expect(BacktestStatistics(r, moneyWeightedReturn: nil).moneyWeightedReturnPercent == nil)
-        // Default: SentioFunds' XIRR. Check it independently: the flows' NPV at that rate (Actual/365) is 0.
+        // The XIRR passed in (the tests' bisection): the flows' NPV at that rate (Actual/365) is 0.
         let rate = try #require(st.moneyWeightedReturnPercent) / 100
         let t0 = flows[0].time
         let npv = flows.reduce(0.0) { $0 + $1.amount / pow(1 + rate, Double($1.time - t0) / 86_400 / 365) }

@@ -78,3 +78,25 @@ func randomMarket(symbols: Int, bars: Int, seed: UInt64, dropProbability: Double
     }
     return try Market(list)
 }
+
+/// An XIRR written for the tests, independent of SentioFunds (which SentioBacktest no longer depends on):
+/// bisection on the NPV (Actual/365 Fixed over UTC calendar days) between −99.99 % and +10⁶ % a year.
+/// `nil` without a sign change of the NPV over that bracket.
+func referenceXIRR(_ flows: [(time: Int64, amount: Double)]) -> Double? {
+    guard let t0 = flows.map(\.time).min() else { return nil }
+    func npv(_ rate: Double) -> Double {
+        flows.reduce(0.0) { sum, flow in
+            let years = Double(floorDivide(flow.time, 86_400) - floorDivide(t0, 86_400)) / 365
+            return sum + flow.amount / pow(1 + rate, years)
+        }
+    }
+    var lo = -0.9999, hi = 10_000.0
+    var fLo = npv(lo)
+    guard fLo.sign != npv(hi).sign else { return nil }
+    for _ in 0..<300 {
+        let mid = (lo + hi) / 2
+        let fMid = npv(mid)
+        if fMid.sign == fLo.sign { lo = mid; fLo = fMid } else { hi = mid }
+    }
+    return (lo + hi) / 2
+}

@@ -139,19 +139,21 @@ struct BacktestCLITests {
         let j = try Self.json(run.stdout)
         let final = try #require(j["finalEquity"] as? Double)
 
-        // Trades: header, one row per closed trade, pnl = shares (exit − entry) − commission.
+        // Trades: the Trade contract's columns (id first), then commission and exitReason; one row per closed
+        // trade, pnl = shares (exit − entry) − commission. (Changed by issue 12: was symbol-first without id.)
         let t = try Self.csvRows(trades)
-        #expect(t[0] == ["symbol", "entryTime", "exitTime", "entryPrice", "exitPrice", "shares", "pnl", "pnlPercent", "commission", "signalType", "exitReason"])
+        #expect(t[0] == ["id", "symbol", "entryPrice", "exitPrice", "shares", "entryTime", "exitTime", "pnl", "pnlPercent", "signalType", "commission", "exitReason"])
         #expect(t.count - 1 == j["tradeCount"] as? Int)
         var realized = 0.0
         for row in t.dropFirst() {
-            let entry = Double(row[3])!, exit = Double(row[4])!, shares = Double(row[5])!, pnl = Double(row[6])!
-            let pct = Double(row[7])!, commission = Double(row[8])!
+            let entry = Double(row[2])!, exit = Double(row[3])!, shares = Double(row[4])!, pnl = Double(row[7])!
+            let pct = Double(row[8])!, commission = Double(row[10])!
+            #expect(Int(row[4]) != nil && UUID(uuidString: row[0]) != nil)
             expectClose(pnl, shares * (exit - entry) - commission, relative: 1e-9)
             expectClose(pct, pnl / (shares * entry) * 100, relative: 1e-9)
             expectClose(commission, 0.002 * shares * (entry + exit), relative: 1e-9)
-            #expect(row[9] == "BUY" && ["signal", "stop-loss", "take-profit"].contains(row[10]))
-            #expect(row[1] < row[2] && row[1].hasSuffix("Z"))
+            #expect(row[9] == "BUY" && ["signal", "stop-loss", "take-profit"].contains(row[11]))
+            #expect(row[5] < row[6] && row[5].hasSuffix("Z"))
             realized += pnl
         }
         // Portfolio: the GET /portfolio shape.
@@ -165,8 +167,11 @@ struct BacktestCLITests {
         var marked = p["cashBalance"] as? Double ?? .nan
         var unrealized = 0.0
         for position in positions {
-            #expect(Set(position.keys) == ["id", "symbol", "entryPrice", "currentPrice", "shares", "entryTime"])
-            let shares = position["shares"] as! Double, current = position["currentPrice"] as! Double, entry = position["entryPrice"] as! Double
+            // The Position contract (issue 12): pnl and pnlPercent added, shares an integer, id a UUID.
+            #expect(Set(position.keys) == ["id", "symbol", "entryPrice", "currentPrice", "shares", "entryTime", "pnl", "pnlPercent"])
+            let shares = (position["shares"] as! NSNumber).doubleValue, current = position["currentPrice"] as! Double
+            let entry = position["entryPrice"] as! Double
+            expectClose((position["pnl"] as! NSNumber).doubleValue, shares * (current - entry), relative: 1e-9, absolute: 1e-9)
             marked += shares * current
             unrealized += shares * (current - entry) - 0.002 * shares * entry
         }
@@ -178,7 +183,7 @@ struct BacktestCLITests {
             #expect(Set(trade.keys) == ["id", "symbol", "entryPrice", "exitPrice", "shares", "entryTime", "exitTime", "pnl", "pnlPercent", "signalType"])
         }
         #expect(Set(recent.map { $0["id"] as! String }).count == recent.count)
-        if let newest = recent.first, let last = t.last { #expect(newest["exitTime"] as? String == last[2]) }
+        if let newest = recent.first, let last = t.last { #expect(newest["exitTime"] as? String == last[6] && newest["id"] as? String == last[0]) }
         // Equity: one row per bar; equity = cash + positions; the last row is the final equity.
         let e = try Self.csvRows(equity)
         #expect(e[0] == ["timestamp", "equity", "cash", "positionsValue", "contribution", "drawdownPercent"])
@@ -296,11 +301,28 @@ struct BacktestCLITests {
         let statistics = try #require(stored["statistics"] as? [String: Any])
         #expect(statistics["tradeCount"] as? Int == j["tradeCount"] as? Int)
         expectClose(statistics["finalEquity"] as? Double ?? .nan, j["finalEquity"] as? Double ?? 0, relative: 1e-12)
-        #expect(statistics["config"] == nil && statistics["conventions"] != nil)
+        // The saved statistics are the printed summary, config included (issue 12: the same bytes).
+        #expect(statistics["config"] != nil && statistics["conventions"] != nil)
         let config = try #require(stored["config"] as? [String: Any])
         #expect(config["strategy"] as? String == "rsi" && config["rsiPeriod"] as? Int == 14)
         let trades = try #require(stored["trades"] as? [[String: Any]])
         #expect(trades.count == (j["tradeCount"] as? Int ?? -1) + (j["openPositionCount"] as? Int ?? -1))
         #expect((stored["equity"] as? [[String: Any]])?.count == 260)
+        // Same bytes: the `statistics` object of `runs show` (one level deeper, so indented by two more spaces)
+        // is, line for line, what `backtest --format json` printed; `runs list` holds the same object.
+        #expect(Self.subObject("statistics", of: show.stdout) == run.stdout)
+        let list = try Self.sentioCommand(["runs", "list", "--db", db, "--format", "json"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let body = run.stdout.split(separator: "\n").dropFirst().map { "      " + $0 }.joined(separator: "\n")
+        #expect(list.stdout.contains("      \"statistics\": {\n" + body))
+    }
+
+    /// The value of top-level `key` in pretty-printed JSON, re-indented as a document of its own (final newline).
+    static func subObject(_ key: String, of text: String) -> String? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let start = lines.firstIndex(of: "  \"\(key)\": {") else { return nil }
+        guard let end = lines[(start + 1)...].firstIndex(where: { $0 == "  }" || $0 == "  }," }) else { return nil }
+        let inner = lines[(start + 1)..<end].map { $0.hasPrefix("  ") ? String($0.dropFirst(2)) : $0 }
+        return (["{"] + inner + ["}"]).joined(separator: "\n") + "\n"
     }
 }

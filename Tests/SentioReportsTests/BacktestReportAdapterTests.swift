@@ -49,7 +49,7 @@ struct BacktestReportAdapterTests {
         let plain = try Backtest(config).run(PeriodicStrategy(), on: market)
         #expect(plain.equity == result.equity && plain.trades == result.trades)
 
-        let statistics = BacktestStatistics(result)
+        let statistics = BacktestStatistics(result, moneyWeightedReturn: nil)
         let content = BacktestReportContent(result: result, statistics: statistics, market: market, buyLevels: recorder.buyLevels)
         let html = BacktestReportRenderer().render(content)
         preview(html, "backtest-adapter.html")
@@ -109,7 +109,7 @@ struct BacktestReportAdapterTests {
         let market = try Self.market(bars: 200)
         let config = BacktestConfiguration(sizing: .equalWeight(maxPositions: 2), stopLossPercent: 5, takeProfitPercent: 10)
         let result = try Backtest(config).run(RSIStrategy(), on: market)
-        let content = BacktestReportContent(result: result, statistics: BacktestStatistics(result), market: market)
+        let content = BacktestReportContent(result: result, statistics: BacktestStatistics(result, moneyWeightedReturn: nil), market: market)
         #expect(!result.trades.isEmpty)
         for (trade, shown) in zip(result.trades, content.trades) {
             let decisionClose = market.series[trade.symbolIndex].close[trade.entryBar - 1]
@@ -123,7 +123,7 @@ struct BacktestReportAdapterTests {
         let market = try Self.market(bars: 120)
         let config = BacktestConfiguration(initialCapital: 0, sizing: .equalWeight(maxPositions: 2), fractionalShares: true)
         let result = try Backtest(config).run(DollarCostAveragingStrategy(amount: 500, every: .month), on: market)
-        let content = BacktestReportContent(result: result, statistics: BacktestStatistics(result), market: market)
+        let content = BacktestReportContent(result: result, statistics: BacktestStatistics(result, moneyWeightedReturn: nil), market: market)
         #expect(content.benchmark == nil)
         let invested = try #require(content.invested)
         #expect(invested.last == result.totalContributions)

@@ -20,7 +20,7 @@ func registerBacktestBenchmarks() {
           prepare: { _ = backtestMarket.series.count }) { benchmark in
         for _ in benchmark.scaledIterations {
             let result = try Backtest(configuration).run(RSIStrategy(), on: backtestMarket)
-            blackHole(BacktestStatistics(result).finalEquity)
+            blackHole(BacktestStatistics(result, moneyWeightedReturn: nil).finalEquity)
         }
     }
 }

@@ -1,0 +1,101 @@
+import Foundation
+import SentioCore
+
+/// Plain-text renderings for a terminal: aligned tables of the contracts' values. The one place where results
+/// are formatted as text (front ends print what these return).
+public enum TextTable {
+    /// Rows as an aligned table; the first row is the header, underlined with dashes. Columns are separated by two
+    /// spaces; columns in `rightAligned` are padded on the left; trailing spaces are trimmed.
+    public static func render(_ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+        guard let header = rows.first else { return "" }
+        var widths = [Int](repeating: 0, count: header.count)
+        for row in rows {
+            for (j, cell) in row.enumerated() where j < widths.count { widths[j] = max(widths[j], cell.count) }
+        }
+        func line(_ row: [String]) -> String {
+            var text = row.enumerated().map { j, cell in
+                let pad = String(repeating: " ", count: widths[j] - cell.count)
+                return rightAligned.contains(j) ? pad + cell : cell + pad
+            }.joined(separator: "  ")
+            while text.last == " " { text.removeLast() }
+            return text
+        }
+        var lines = [line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+        lines += rows.dropFirst().map(line)
+        return lines.joined(separator: "\n")
+    }
+
+    /// Label/value pairs, labels padded to one width.
+    public static func labelled(_ rows: [(String, String)]) -> String {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+    }
+
+    /// `x` with `digits` decimals and `suffix`, or `n/a` when absent.
+    public static func fixed(_ x: Double?, _ digits: Int = 2, _ suffix: String = "") -> String {
+        guard let x, x.isFinite else { return "n/a" }
+        return String(format: "%.\(digits)f", x) + suffix
+    }
+}
+
+extension BacktestSummary {
+    /// The summary for a terminal: one labelled line per statistic (percents with `%`, ratios with 3 decimals,
+    /// `n/a` for an undefined statistic), then a line of conventions. Ends with a newline.
+    public func table() -> String {
+        let f = TextTable.fixed
+        var rows: [(String, String)] = []
+        rows.append(("Strategy", "\(strategy) on \(symbols.count) symbol\(symbols.count == 1 ? "" : "s")"))
+        rows.append(("Period", "\(start) .. \(end) (\(bars) bars)"))
+        rows.append(("Initial capital", f(initialCapital, 2, "")))
+        if totalContributions > 0 { rows.append(("Deposits", f(totalContributions, 2, ""))) }
+        rows.append(("Final equity", f(finalEquity, 2, "")))
+        rows.append(("Total return", f(totalReturnPercent, 2, " %")))
+        if totalContributions > 0 {
+            rows.append(("Time-weighted return", f(timeWeightedReturnPercent, 2, " %")))
+            rows.append(("Money-weighted return", f(moneyWeightedReturnPercent, 2, " % a year (XIRR)")))
+        }
+        if let currency { rows += currency.tableRows() }
+        rows.append(("CAGR", f(cagrPercent, 2, " %")))
+        rows.append(("Annualized volatility", f(annualizedVolatilityPercent, 2, " %")))
+        rows.append(("Sharpe ratio", f(sharpeRatio, 3, "")))
+        rows.append(("Sortino ratio", f(sortinoRatio, 3, "")))
+        rows.append(("Calmar ratio", f(calmarRatio, 3, "")))
+        rows.append(("Max drawdown", "\(f(maxDrawdownPercent, 2, " %")) (\(maxDrawdownDurationBars) bars, \(f(maxDrawdownDurationDays, 0, "")) days)"))
+        rows.append(("Trades", "\(tradeCount) closed, \(openPositionCount) open"))
+        rows.append(("Win rate", f(winRatePercent, 2, " %")))
+        rows.append(("Profit factor", f(profitFactor, 3, "")))
+        rows.append(("Avg / best / worst trade", "\(f(averageTradePercent, 2, " %")) / \(f(bestTradePercent, 2, " %")) / \(f(worstTradePercent, 2, " %"))"))
+        rows.append(("Avg holding period", "\(f(averageHoldingBars, 1, "")) bars (\(f(averageHoldingDays, 1, "")) days)"))
+        rows.append(("Exposure", f(exposurePercent, 2, " %")))
+        rows.append(("Commissions paid", f(commissionsPaid, 2, "")))
+        rows.append(("SQN", f(sqn, 3, "")))
+        let detail = rejectionsByReason.counts.map { "\($0.count) \($0.reason)" }.joined(separator: ", ")
+        rows.append(("Orders", "\(orderCount) (\(rejectedOrderCount) rejected\(detail.isEmpty ? "" : ": " + detail))"))
+        var out = TextTable.labelled(rows) + "\n"
+        let ppy = conventions.periodsPerYear
+        let periods = ppy == ppy.rounded() && abs(ppy) < 1e15 ? String(Int64(ppy)) : "\(ppy)"
+        out += "\nConventions: \(config.fill.rawValue) fills, sizing \(config.sizing.rawValue), commission \(config.commissionRate), "
+            + "\(periods) periods/year (\(conventions.periodsPerYearSource)), risk-free 0, ddof 1; "
+            + "Sharpe = mean/std x sqrt(periods) (empyrical).\n"
+        return out
+    }
+}
+
+extension BacktestCurrencySummary {
+    /// The currency lines of the backtest table.
+    func tableRows() -> [(String, String)] {
+        let f = TextTable.fixed
+        let i = investorCurrency, a = assetCurrency
+        func both(_ p: CurrencyPair, _ suffix: String = "") -> String {
+            "\(i) \(f(p.investor, 2, suffix)) / \(a) \(f(p.asset, 2, suffix))"
+        }
+        return [
+            ("Currency", "\(i) investor, \(a) prices (\(i)\(a) from \(fxFile); \(barsWithPreviousRate) bar(s) on an earlier day's rate)"),
+            ("Invested", both(invested)),
+            ("Value", both(value)),
+            ("Time-weighted return", both(timeWeightedReturnPercent, " %")),
+            ("Money-weighted return", both(moneyWeightedReturnPercent, " %") + " a year (XIRR)"),
+            ("FX effect", f(fxEffectPercent, 2, " % ((1 + TWR \(i)) / (1 + TWR \(a)) - 1)")),
+        ]
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import SentioCore
+
+extension OHLCVReader {
+    /// Reads CSV files on all cores, one file per task, and returns the series in file order.
+    ///
+    /// Each series' symbol comes from its file name (as in ``readAll(paths:options:)``); `options.symbol` is
+    /// ignored. The result equals reading the files one after another: when several files fail, the error of
+    /// the first failing file in file order is thrown.
+    ///
+    /// - Throws: ``CSVError`` of the first failing file (by file order).
+    public static func readConcurrently(_ files: [String], options: ReadOptions = .init()) throws(CSVError) -> [OHLCVSeries] {
+        nonisolated(unsafe) var results = [Result<OHLCVSeries, CSVError>?](repeating: nil, count: files.count)
+        results.withUnsafeMutableBufferPointer { slots in
+            nonisolated(unsafe) let slots = slots
+            DispatchQueue.concurrentPerform(iterations: files.count) { i in
+                // Each task writes only its own slot.
+                var fileOptions = options
+                fileOptions.symbol = symbolFromPath(files[i])
+                slots[i] = Result { () throws(CSVError) -> OHLCVSeries in try read(path: files[i], options: fileOptions) }
+            }
+        }
+        var series: [OHLCVSeries] = []
+        series.reserveCapacity(files.count)
+        for result in results { series.append(try result!.get()) }
+        return series
+    }
+}
