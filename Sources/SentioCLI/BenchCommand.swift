@@ -108,7 +108,9 @@ struct BenchCommand: ParsableCommand {
         "xirr: worker threads of the batch solver (default: the active processor count).", valueName: "N"))
     var threads: Int?
 
-    @Option(help: .hidden)
+    @Option(help: ArgumentHelp(
+        "csv, rsi, volume-ratio, rolling-ols, xirr: also write the per-element outputs of the warm-up run (not timed) to this file as raw little-endian float64, to check agreement with another implementation.",
+        valueName: "FILE"))
     var dump: String?
 
     func validate() throws {
