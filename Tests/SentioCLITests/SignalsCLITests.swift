@@ -192,7 +192,25 @@ struct SignalsCLITests {
         for helper in ["write-synthetic", "allocations", "malloc", "sentio-dev"] {
             #expect(!help.stdout.contains(helper), "sentio --help lists \(helper)")
         }
-        // Hidden subcommands count as listed: the helpers are not reachable through `sentio` at all.
+        // Hidden subcommands or options count as listed: `sentio` has none (ArgumentParser's own `help` aside).
+        let dump = try runSentio(["--experimental-dump-help"])
+        let root = try #require((try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])?["command"] as? [String: Any])
+        var hidden: [String] = [], commands = 0
+        func walk(_ command: [String: Any], _ path: String) {
+            commands += 1
+            for argument in command["arguments"] as? [[String: Any]] ?? [] where argument["shouldDisplay"] as? Bool == false {
+                let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+                if !names.contains("help") { hidden.append("\(path) \(names)") }
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                let name = sub["commandName"] as? String ?? "?"
+                if sub["shouldDisplay"] as? Bool == false { hidden.append("\(path) \(name)") }
+                walk(sub, "\(path) \(name)")
+            }
+        }
+        walk(root, "sentio")
+        #expect(commands > 10 && hidden.isEmpty, "hidden: \(hidden)")
+        // The helpers are not reachable through `sentio` at all.
         #expect(try runSentio(["runs", "write-synthetic", "--db", "x.sqlite"]).status == 2)
         let runs = try runSentio(["runs", "--help"])
         #expect(!runs.stdout.contains("write-synthetic"))
