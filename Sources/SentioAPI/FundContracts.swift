@@ -169,3 +169,56 @@ public enum FundContracts {
         return String(t)
     }
 }
+
+/// `sentio xirr --format json`: the rate of dated cash flows with how it was found (Sentio's own shape).
+///
+/// `xirr` is the annual rate as a **decimal fraction** (0.15 = 15 %) leaving |XNPV| ≤ 1e-9 of Σ|amounts|;
+/// `otherRoots` the other certified rates, ascending; `method` the solver's (`newton`, `brent`, …);
+/// `iterations` the solver's; `dayCount` the convention's name (`act365f`, …); `guess` the starting guess
+/// (a decimal fraction); `flows` the number of non-zero flows (zero amounts are no terms of the XNPV);
+/// `firstDate`/`lastDate` the earliest and latest dates of those flows (midnight UTC).
+public struct XIRRResponse: Sendable, Hashable, Codable {
+    public var xirr: Double
+    public var otherRoots: [Double]
+    public var method: String
+    public var iterations: Int
+    public var dayCount: String
+    public var guess: Double
+    public var flows: Int
+    public var firstDate: APITimestamp
+    public var lastDate: APITimestamp
+
+    /// The response for `result`, solved from `flows` (all of them, zero amounts included) with `guess`.
+    /// - Throws: ``APIContractError`` when no flow has a non-zero amount (no rate would exist).
+    public init(_ result: XIRRResult, flows all: [CashFlow], dayCount: DayCount, guess: Double) throws(APIContractError) {
+        let used = all.filter { $0.amount != 0 }
+        guard let first = used.map(\.date).min(), let last = used.map(\.date).max() else {
+            throw APIContractError(subject: "xirr", field: "flows", message: "no non-zero cash flow")
+        }
+        xirr = result.rate
+        otherRoots = result.otherRoots
+        method = result.method.rawValue
+        iterations = result.iterations
+        self.dayCount = dayCount.rawValue
+        self.guess = guess
+        flows = used.count
+        firstDate = APITimestamp(first)
+        lastDate = APITimestamp(last)
+    }
+}
+
+/// `sentio xirr --npv-at RATE --format json`: `{"dayCount", "flows", "rate", "xnpv"}` (Sentio's own shape):
+/// the XNPV of the flows at the annual `rate` (a decimal fraction), `flows` counting every row.
+public struct XNPVResponse: Sendable, Hashable, Codable {
+    public var dayCount: String
+    public var flows: Int
+    public var rate: Double
+    public var xnpv: Double
+
+    public init(dayCount: DayCount, flows: Int, rate: Double, xnpv: Double) {
+        self.dayCount = dayCount.rawValue
+        self.flows = flows
+        self.rate = rate
+        self.xnpv = xnpv
+    }
+}
