@@ -32,12 +32,7 @@ extension FundCommand {
     /// stored metadata get none (names null); with no metadata stored at all the report has none.
     func loadStored() throws -> (FundEventFile, FundMetadataFile?) {
         let database = try store.open(mode: .readOnly)
-        let events = try database.loadFundEvents().map { stored in
-            var event = FundEvent(stored: stored)
-            event.paymentDate = stored.paymentDate
-            event.url = stored.url
-            return event
-        }
+        let events = try database.loadFundEvents().map(FundEvent.init(stored:))
         guard !events.isEmpty else {
             throw UsageError("the store \(database.path) holds no fund events (save some with `sentio fund FILE --save --db \(database.path)`)")
         }
@@ -56,14 +51,7 @@ extension FundCommand {
     /// Saves the events (each fund's stored events are replaced) and metadata in one transaction.
     func saveToStore(_ events: FundEventFile, metadata: FundMetadataFile?) throws {
         let database = try store.open(mode: .createIfMissing)
-        let records = events.fundIDs.flatMap {
-            events.eventsByFund[$0]!.map { event in
-                var record = StoredFundEvent(event)
-                record.paymentDate = event.paymentDate
-                record.url = event.url
-                return record
-            }
-        }
+        let records = events.fundIDs.flatMap { events.eventsByFund[$0]!.map(StoredFundEvent.init) }
         let described = (metadata?.funds.values.sorted { $0.id < $1.id } ?? []).map(StoredFundMetadata.init)
         try database.saveFundEvents(records, metadata: described)
         printError("saved \(records.count) event(s) of \(events.fundIDs.count) fund(s) to \(database.path)")

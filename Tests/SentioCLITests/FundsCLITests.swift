@@ -255,4 +255,56 @@ struct FundCLITests {
         let report = try runSentio(["fund", "Data/funds/events.csv", "--as-of", "2014-04-08", "--report", try temporaryFile("r.html", "")])
         #expect(report.status == 2)
     }
+
+    @Test("--view chooses the contract output; options that do not apply are usage errors (exit 2)")
+    func views() throws {
+        let base = ["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv"]
+        for (extra, words) in [
+            (["--view", "fund"], "--view fund needs --fund ID"),
+            (["--view", "documents"], "--view documents needs --fund ID"),
+            (["--fund", "NVP-III"], "--fund applies to --view fund and --view documents"),
+            (["--view", "crypto"], "--view crypto needs --holdings FILE"),
+            (["--view", "funds", "--format", "table"], "--format table is not available here"),
+            (["--format", "csv"], "--format csv is not available here"),
+            (["--view", "dashboard", "--holdings", "Data/funds/holdings.csv"], "--holdings needs prices"),
+            (["--holdings", "Data/funds/holdings.csv", "--prices", "Data/crypto"], "--holdings applies to --view crypto and --view dashboard"),
+            (["--view", "fund", "--fund", "NOPE"], "unknown fund 'NOPE' in --fund; the events have NVP-III, AEG-VII, KST-II, BRM-I"),
+        ] {
+            let run = try runSentio(base + extra)
+            #expect(run.status == 2 && run.stdout.isEmpty && run.stderr.contains(words), "\(extra): \(run.stderr)")
+        }
+        // Without metadata a contract view cannot fill `name`: an error naming the fund and field, not null.
+        let noMeta = try runSentio(["fund", "Data/funds/events.csv", "--view", "funds"])
+        #expect(noMeta.status == 2 && noMeta.stderr.contains("NVP-III: name: no metadata for the fund"))
+        // The default view is still the report (table, or Sentio's JSON report with --format json).
+        let table = try runSentio(base)
+        #expect(table.status == 0 && table.stdout.hasPrefix("Funds as of"))
+        let dashboard = try runSentio(base + ["--view", "dashboard"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(dashboard.stdout.utf8)) as? [String: Any])
+        #expect(dashboard.status == 0 && (object["cryptoHoldings"] as? [Any])?.isEmpty == true, "no --holdings: no holdings")
+    }
+
+    @Test("bad payment_date and url cells exit 2 naming file, line and field")
+    func badDocumentCells() throws {
+        let header = "fund_id,date,type,amount,due_date,status,payment_date,url\nF,2020-01-01,commitment,100,,,,\n"
+        let badDate = try runSentio(["fund", try temporaryFile("pd.csv", header + "F,2020-02-01,call,10,2020-02-15,,15/02/2020,\n")])
+        #expect(badDate.status == 2 && badDate.stderr.contains("pd.csv line 3, field 'payment_date': '15/02/2020' is not a date"), "\(badDate.stderr)")
+        let badURL = try runSentio(["fund", try temporaryFile("u.csv", header + "F,2020-02-01,call,10,,,,docs/call.pdf\n")])
+        #expect(badURL.status == 2 && badURL.stderr.contains("u.csv line 3, field 'url': 'docs/call.pdf' is not a url"), "\(badURL.stderr)")
+        let paidDate = try runSentio(["fund", try temporaryFile("pn.csv", "fund_id,date,type,amount,paid_date\nF,2020-01-01,commitment,100,\n")])
+        #expect(paidDate.status == 2 && paidDate.stderr.contains("pn.csv line 1, field 'paid_date': unknown column"), "\(paidDate.stderr)")
+    }
+
+    @Test("payment dates and urls survive --save and --db: the stored funds give the same documents")
+    func storeKeepsDocumentFields() throws {
+        let db = try temporaryDirectory("fund-docs").appendingPathComponent("s.sqlite").path
+        let saved = try runSentio(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv", "--save", "--db", db,
+            "--view", "fund", "--fund", "KST-II"])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let stored = try runSentio(["fund", "--db", db, "--view", "fund", "--fund", "KST-II"])
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(stored.stdout == saved.stdout)
+        #expect(stored.stdout.contains("https://docs.example.com/funds/KST-II/capital-call-001.pdf") && stored.stdout.contains("\"LATE\""))
+    }
 }
+
