@@ -36,7 +36,7 @@ public enum CryptoContracts {
     /// Values the holdings of a holdings file (SentioFunds ``HoldingsFile``); errors name the file and line of
     /// the holding (`holdings.csv line 3 (SOLUSD)`).
     public static func holdings(
-        _ file: HoldingsFile, series: [OHLCVSeries], valuationDate: CivilDate
+        of file: HoldingsFile, series: [OHLCVSeries], valuationDate: CivilDate
     ) throws(APIContractError) -> CryptoHoldingsResponse {
         try value(file.holdings.map { h in
             (CryptoHoldingInput(symbol: h.symbol, name: h.name, amount: h.amount.double),

@@ -176,6 +176,6 @@ struct FundCommand: ParsableCommand {
         } else {
             series = try loadStoredPrices(symbols: file.holdings.map(\.symbol))
         }
-        return try CryptoContracts.holdings(file, series: series, valuationDate: valuationDate)
+        return try CryptoContracts.holdings(of: file, series: series, valuationDate: valuationDate)
     }
 }

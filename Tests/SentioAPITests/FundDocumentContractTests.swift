@@ -147,7 +147,7 @@ struct FundDocumentContractTests {
     func missingPrice() throws {
         let file = try HoldingsFile(text: "symbol,name,amount\nBTCUSD,Bitcoin,1\nSOLUSD,Solana,3\n", file: "h.csv")
         do {
-            _ = try CryptoContracts.holdings(file, series: EngineFixtures.cryptoMarket(), valuationDate: CivilDate(year: 2024, month: 12, day: 31)!)
+            _ = try CryptoContracts.holdings(of: file, series: EngineFixtures.cryptoMarket(), valuationDate: CivilDate(year: 2024, month: 12, day: 31)!)
             Issue.record("SOLUSD valued without a series")
         } catch {
             #expect(error.description.contains("h.csv line 3 (SOLUSD)") && error.description.contains("no market series for SOLUSD"), "\(error)")
