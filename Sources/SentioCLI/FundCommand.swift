@@ -139,7 +139,7 @@ struct FundCommand: ParsableCommand {
     func render(_ report: FundReport) throws -> String {
         switch view {
         case .report:
-            return outputFormat == .json ? report.json() : report.table()
+            return outputFormat == .json ? try APIJSON.encode(FundReportResponse(report)) : report.table()
         case .funds:
             return try APIJSON.encode(FundContracts.funds(report))
         case .fund:

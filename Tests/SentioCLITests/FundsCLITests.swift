@@ -133,7 +133,8 @@ struct XirrNonRootRegressionTests {
             .split(separator: ":").last?.trimmingCharacters(in: CharacterSet(charactersIn: " ,"))
         #expect(printedIRR == direct.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(direct.stdout) vs \(irr)")
         // The zero NAV still dates the valuation.
-        #expect(zeroNAV["lastReportDate"] as? String == "2080-01-01")
+        // Dates are midnight UTC timestamps since the report is written by the contract encoder (issue 12).
+        #expect(zeroNAV["lastReportDate"] as? String == "2080-01-01T00:00:00Z")
         #expect(zeroNAV["nav"] as? Double == 0)
         let table = try runSentio(["fund", try temporaryFile("nav0.csv", base + "F,2080-01-01,nav,0\n")])
         #expect(table.status == 0 && !table.stdout.contains("-100.00%"))
@@ -181,7 +182,7 @@ struct FundCLITests {
                 #expect(fund[key] != nil && !(fund[key] is NSNull), "fund \(fund["id"] ?? "?") lacks \(key)")
             }
             let nav = try #require(fund["navHistory"] as? [[String: Any]])
-            #expect(!nav.isEmpty && nav.allSatisfy { Set($0.keys) == ["id", "date", "nav"] })
+            #expect(!nav.isEmpty && nav.allSatisfy { Set($0.keys) == ["id", "date", "nav", "url"] })  // url: issue 12
             let calls = try #require(fund["capitalCalls"] as? [[String: Any]])
             #expect(!calls.isEmpty && calls.allSatisfy { Set(["id", "dueDate", "callAmount", "paymentStatus"]).isSubset(of: $0.keys) })
             let pme = try #require(fund["pme"] as? [String: Any])
