@@ -60,7 +60,7 @@ struct FundCommand: ParsableCommand {
     @Option(name: .customLong("day-count"), help: "Day count for the IRRs: act365f (Actual/365 Fixed), act360, actact (Actual/Actual ISDA), 30-360 (30/360 US), 30-360-bond (30/360 Bond Basis).")
     var dayCount: DayCount = .actual365Fixed
 
-    @Option(help: "What to print: report, dashboard, funds, fund, documents or crypto.")
+    @Option(help: "What to print: the fund report (table or JSON), or one app contract as JSON (fund and documents need --fund, crypto needs --holdings).")
     var view: FundView = .report
 
     @Option(help: ArgumentHelp("The fund of --view fund and --view documents: its fund_id in FILE.", valueName: "ID"))
