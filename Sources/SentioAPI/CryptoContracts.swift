@@ -33,7 +33,7 @@ public enum CryptoContracts {
         try value(inputs.map { ($0, nil) }, series: series, valuationDate: valuationDate)
     }
 
-    /// Values the holdings of a holdings file (SentioFunds ``HoldingsFile``); errors name the file and line of
+    /// Values the holdings of a holdings file (SentioFunds `HoldingsFile`); errors name the file and line of
     /// the holding (`holdings.csv line 3 (SOLUSD)`).
     public static func holdings(
         of file: HoldingsFile, series: [OHLCVSeries], valuationDate: CivilDate

@@ -27,7 +27,7 @@ import SentioSignals
 public enum FundContracts {
     /// The payment status of a capital call as of `asOf`.
     ///
-    /// The call is paid when SentioFunds counts it as paid in as of `asOf`: its status (``CapitalCall/status``,
+    /// The call is paid when SentioFunds counts it as paid in as of `asOf`: its status (SentioFunds' `CapitalCall.status`,
     /// already as of the metrics' as-of date) is PAID. PENDING, LATE and OVERDUE calls are unpaid (not in
     /// `paidIn`, counted in `activeCapitalCalls`), so the documents never contradict the fund's figures.
     /// The payment date is the call's `payment_date` from the events (or `paymentDate` when given), else the

@@ -3,7 +3,7 @@ import SentioCore
 import SentioFunds
 
 /// `sentio fund --format json` (the default `report` view): Sentio's own fund report, every metric of
-/// SentioFunds' ``SentioFunds/FundReport`` with its conventions.
+/// SentioFunds' `FundReport` with its conventions.
 ///
 /// Keys in declaration order. Rates and multiples are **decimal fractions** (`0.15` = 15 %); money is the
 /// engine's exact decimal written as the nearest `Double` (amounts of up to 15 significant digits, such as

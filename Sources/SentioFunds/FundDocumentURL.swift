@@ -7,7 +7,7 @@ import SentioCore
 ///   letters, digits, `-`, `.` and an optional `:port` (digits), then optionally a path, query or fragment
 ///   starting with `/`, `?` or `#`;
 /// - every character is printable ASCII (`!` to `~`): no space, no control character, no non-ASCII letter
-///   (percent-encode it), and none of `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`, `}`;
+///   (percent-encode it), and none of `"`, `<`, `>`, `\`, `^`, `{`, `|`, `}` and the backquote;
 /// - a `%` starts a percent-escape of two hexadecimal digits;
 /// - at most 2,048 characters.
 ///

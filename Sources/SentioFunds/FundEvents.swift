@@ -79,7 +79,10 @@ public struct FundEventFile: Sendable {
     /// on a commitment or distribution (no document); a fund without a commitment; an event dated before its
     /// fund's first commitment; a call whose due date or payment date is before its call date; a NAV with no
     /// call on or before its date.
-    /// - Parameter file: the name used in messages.
+    /// - Parameters:
+    ///   - text: the file's contents.
+    ///   - file: the name used in messages.
+    /// - Throws: ``FundInputError`` naming the file, line and field.
     public init(text: String, file: String) throws(FundInputError) {
         self.file = file
         let records = try SmallCSV.parse(text, file: file)

@@ -34,7 +34,9 @@ public struct HoldingsFile: Sendable {
     public var holdings: [Holding]
 
     /// Parses and validates the text of a holdings file.
-    /// - Parameter file: the name used in messages.
+    /// - Parameters:
+    ///   - text: the file's contents.
+    ///   - file: the name used in messages.
     /// - Throws: ``FundInputError`` naming the file, line and field.
     public init(text: String, file: String) throws(FundInputError) {
         self.file = file
@@ -75,6 +77,9 @@ public struct HoldingsFile: Sendable {
     }
 
     /// Holdings given as values (for example built by a server); no checks beyond those of the values.
+    /// - Parameters:
+    ///   - holdings: the holdings, in order.
+    ///   - file: the name used in messages.
     public init(holdings: [Holding], file: String) {
         self.file = file
         self.holdings = holdings
