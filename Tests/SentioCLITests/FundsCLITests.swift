@@ -307,5 +307,24 @@ struct FundCLITests {
         #expect(stored.stdout == saved.stdout)
         #expect(stored.stdout.contains("https://docs.example.com/funds/KST-II/capital-call-001.pdf") && stored.stdout.contains("\"LATE\""))
     }
+
+    @Test("holdings valued from the store's bars (--db) equal those valued from --prices; a symbol without prices is an error naming it")
+    func holdingsFromStore() throws {
+        let db = try temporaryDirectory("fund-holdings").appendingPathComponent("s.sqlite").path
+        #expect(try runSentio(["import", "Data/crypto", "--db", db]).status == 0)
+        #expect(try runSentio(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv", "--save", "--db", db]).status == 0)
+        let stored = try runSentio(["fund", "--db", db, "--view", "crypto", "--holdings", "Data/funds/holdings.csv"])
+        let files = try runSentio(["fund", "Data/funds/events.csv", "--view", "crypto", "--holdings", "Data/funds/holdings.csv",
+            "--prices", "Data/crypto/BTCUSD.csv,Data/crypto/ETHUSD.csv"])
+        #expect(stored.status == 0 && files.status == 0, "\(stored.stderr) \(files.stderr)")
+        #expect(stored.stdout == files.stdout && stored.stdout.contains("\"totalValue\""))
+        let holdings = try temporaryFile("h.csv", "symbol,name,amount\nBTCUSD,Bitcoin,1\nSOLUSD,Solana,3\n")
+        let missing = try runSentio(["fund", "Data/funds/events.csv", "--view", "crypto", "--holdings", holdings, "--prices", "Data/crypto"])
+        #expect(missing.status == 2 && missing.stdout.isEmpty)
+        #expect(missing.stderr.contains("h.csv line 3 (SOLUSD)") && missing.stderr.contains("no market series for SOLUSD"), "\(missing.stderr)")
+        let badHoldings = try runSentio(["fund", "Data/funds/events.csv", "--view", "crypto", "--holdings",
+            try temporaryFile("hb.csv", "symbol,name,amount\nBTCUSD,Bitcoin,-2\n"), "--prices", "Data/crypto"])
+        #expect(badHoldings.status == 2 && badHoldings.stderr.contains("hb.csv line 2, field 'amount'"), "\(badHoldings.stderr)")
+    }
 }
 
