@@ -180,9 +180,12 @@ public struct FundMetrics: Sendable {
         // Σ |calls| / I and Σ distributions / I at the flows' dates; `indexMissing` once a flow predates the index.
         var calledOverIndex = 0.0, distributedOverIndex = 0.0, indexMissing = false
         var out: [(date: CivilDate, tvpi: Double?, dpi: Double?, ksPME: Double?)] = []
-        // Paid calls count from their payment date (dated, for KS-PME, at their call date): calls paid after
-        // the day they were made wait here, in payment-date order, until a day on or after that date.
-        var awaiting: [FundEvent] = []
+        // Paid calls count from their payment date (dated, for KS-PME, at their call date): the calls paid after
+        // the day they were made are applied, in payment-date order, on the first day on or after that date.
+        let paidLater = sorted.filter { e in
+            e.type == .call && !(e.status ?? .paid).isActive && e.paymentDate.map { $0 > e.date } == true
+        }.enumerated().sorted { ($0.element.paymentDate!, $0.offset) < ($1.element.paymentDate!, $1.offset) }.map(\.element)
+        var nextPaidLater = 0
         func payCall(_ e: FundEvent) {
             paidIn += e.amount.decimal
             if let index {
@@ -197,9 +200,9 @@ public struct FundMetrics: Sendable {
         while i < sorted.count && sorted[i].date <= asOf {
             let day = sorted[i].date
             var navsToday = 0
-            while let first = awaiting.first, first.paymentDate! <= day {
-                payCall(first)
-                awaiting.removeFirst()
+            while nextPaidLater < paidLater.count && paidLater[nextPaidLater].paymentDate! <= day {
+                payCall(paidLater[nextPaidLater])
+                nextPaidLater += 1
             }
             while i < sorted.count && sorted[i].date == day {
                 let e = sorted[i]
@@ -208,12 +211,7 @@ public struct FundMetrics: Sendable {
                 case .commitment: break
                 case .call:
                     guard !(e.status ?? .paid).isActive else { break }
-                    if let paid = e.paymentDate, paid > day {
-                        let at = awaiting.firstIndex { $0.paymentDate! > paid } ?? awaiting.count
-                        awaiting.insert(e, at: at)
-                    } else {
-                        payCall(e)
-                    }
+                    if e.paymentDate.map({ $0 > e.date }) != true { payCall(e) }  // else in `paidLater`
                 case .distribution:
                     distributions += e.amount.decimal
                     if let index {
