@@ -31,7 +31,7 @@ if [ "$mode" = --check ]; then
     git --no-pager diff -- "${generated[@]}" >&2
     echo "$changes" >&2
     echo "error: the generated CLI reference is out of date with the CLI's help." >&2
-    echo "       Run \`bash .ci/cli-reference.sh\` and commit Sources/SentioCLI/SentioCLI.docc." >&2
+    echo "       Run \`bash .ci/cli-reference.sh\` and commit the files listed above (Sources/SentioCLI/SentioCLI.docc)." >&2
     exit 1
   fi
   echo "CLI reference is up to date."
