@@ -148,9 +148,7 @@ public struct CurrencyViews: Sendable, Equatable {
     public var moneyWeightedReturnAssetPercent: Double?
     public var fxEffectPercent: Double
 
-    /// - Parameters:
-    ///   - result: the run, in the investor's currency.
-    ///   - stepRates: the exchange rate of each step of `result` (see ``stepRates(_:rates:)``).
+    /// - Parameter stepRates: the exchange rate of each step of `result` (see ``stepRates(_:rates:)``).
     public init(result: BacktestResult, stepRates: [Double]) {
         precondition(stepRates.count == result.timestamps.count, "one rate per step")
         let equity = result.equity, deposits = result.contributions

@@ -124,7 +124,6 @@ public struct BacktestStatistics: Sendable, Equatable {
     /// Computes the statistics of `result`.
     ///
     /// - Parameters:
-    ///   - result: the run.
     ///   - periodsPerYear: annualization factor; `nil` infers it from the bar spacing (see
     ///     `StatisticsConventions.inferred(from:)`).
     ///   - moneyWeightedReturn: computes the XIRR (a rate per year, 0.1 = 10 %) of dated cash flows
