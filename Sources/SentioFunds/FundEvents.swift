@@ -67,9 +67,7 @@ public struct FundEventFile: Sendable {
     /// number of the one grammar (`DecimalParser`), cannot be held exactly, or is negative; a bad due date or
     /// status; a status or due date on a non-call; a fund without a commitment; an event dated before its fund's
     /// first commitment; a call whose due date is before its call date; a NAV with no call on or before its date.
-    /// - Parameters:
-    ///   - text: the file's contents.
-    ///   - file: the name used in messages.
+    /// - Parameter file: the name used in messages.
     public init(text: String, file: String) throws(FundInputError) {
         self.file = file
         let records = try SmallCSV.parse(text, file: file)

@@ -62,7 +62,6 @@ public struct FundMetrics: Sendable {
 
     /// Computes the metrics of one fund.
     /// - Parameters:
-    ///   - id: the fund's id.
     ///   - events: the fund's events (any order); only those dated on or before `asOf` count.
     ///   - asOf: the as-of date; default the fund's last event.
     ///   - dayCount: for the IRR (default Actual/365 Fixed).
