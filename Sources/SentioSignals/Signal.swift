@@ -29,7 +29,7 @@ public enum SignalReason: String, Sendable, CaseIterable {
 
 /// One bar's signal for one symbol, at full precision.
 ///
-/// Field meanings follow the `GET /signals` JSON (see ``SignalJSON``): `targetReturn`, `stopLoss` and
+/// Field meanings follow the `GET /signals` JSON (SentioAPI's `APISignal`): `targetReturn`, `stopLoss` and
 /// `changePercent` are percents, `price`, `change` and `profitTarget` are prices. The English
 /// `recommendation`/`reasoning` are generated on demand by ``SignalText`` (they are not part of the per-bar
 /// update, so the streaming engine does no string work). Equality compares the bit patterns of every number

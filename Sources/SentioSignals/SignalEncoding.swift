@@ -79,7 +79,7 @@ public enum SignalEncoding {
         return out
     }
 
-    /// The CSV header of ``historyCSV(_:config:)``.
+    /// The CSV header of ``historyCSV(_:)``.
     public static let csvHeader = [
         "symbol", "timestamp", "id", "warmUp", "status", "price", "change", "changePercent", "signalType", "confidence",
         "targetReturn", "stopLoss", "profitTarget", "aiSignal", "rsi", "volumeRatio", "forecastLogReturn",
