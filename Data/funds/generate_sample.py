@@ -2,9 +2,12 @@
 
     python3 Data/funds/generate_sample.py      # from the repository root; rewrites the files below
 
-- events.csv : fund_id,date,type,amount,due_date,status for four funds, 2014-2024: a commitment, capital
-               calls (with due dates 10 business-ish days later; the latest few PENDING, LATE or OVERDUE),
-               distributions, and quarterly NAVs.
+- events.csv : fund_id,date,type,amount,due_date,status,payment_date,url for four funds, 2014-2024: a
+               commitment, capital calls (with due dates 14 days later; the latest few PENDING, LATE or
+               OVERDUE), distributions, and quarterly NAVs. Paid calls have a payment date (most on time, about
+               one in eight after the due date); calls and year-end NAVs link to a document under
+               https://docs.example.com/ (a reserved example domain). Payment dates and links come from a second
+               random stream, so the other columns are what they were before these two columns existed.
 - funds.json : metadata (id, name, manager, domicile, vintage).
 - funds.csv  : the same metadata as CSV.
 - index.csv  : a synthetic month-end equity index (date,close) from 2013-12-31, geometric Brownian motion
@@ -92,6 +95,27 @@ def fund_events(fid, vintage, commitment, growth, vol):
     return events
 
 
+def payment_and_url(fid, d, t, due, status, numbers):
+    """The payment date and document link of one event (from `links`, the second random stream)."""
+    payment, url = "", ""
+    if t == "call":
+        numbers["call"] += 1
+        url = f"https://docs.example.com/funds/{fid}/capital-call-{numbers['call']:03d}.pdf"
+        if status in ("", "PAID"):
+            due_date = date.fromisoformat(due)
+            if links.random() < 0.125:
+                paid = due_date + timedelta(days=links.randrange(1, 30))
+            else:
+                paid = d + timedelta(days=links.randrange(0, 15))
+            payment = paid.isoformat()
+    elif t == "nav" and d.month == 12:
+        url = f"https://docs.example.com/funds/{fid}/annual-report-{d.year}.pdf"
+    return payment, url
+
+
+links = random.Random(11)
+
+
 def main():
     rows = []
     statuses = iter(["PENDING", "LATE", "PENDING", "OVERDUE"])
@@ -105,9 +129,12 @@ def main():
         rows += [(fid,) + e for e in events]
         meta.append({"id": fid, "name": name, "manager": manager, "domicile": domicile, "vintage": vintage})
     with open(os.path.join(HERE, "events.csv"), "w") as f:
-        f.write("fund_id,date,type,amount,due_date,status\n")
+        f.write("fund_id,date,type,amount,due_date,status,payment_date,url\n")
+        numbers = {}
         for fid, d, t, a, due, status in rows:
-            f.write(f"{fid},{d.isoformat()},{t},{a},{due},{status}\n")
+            numbers.setdefault(fid, {"call": 0})
+            payment, url = payment_and_url(fid, d, t, due, status, numbers[fid])
+            f.write(f"{fid},{d.isoformat()},{t},{a},{due},{status},{payment},{url}\n")
     with open(os.path.join(HERE, "funds.json"), "w") as f:
         json.dump(meta, f, indent=2)
         f.write("\n")

@@ -66,7 +66,7 @@ extension StoredFundEvent {
         self.init(
             fundID: event.fundID, date: event.date, kind: Kind(rawValue: event.type.rawValue)!,
             amount: event.amount.decimal, dueDate: event.dueDate,
-            status: event.status.map { Status(rawValue: $0.rawValue)! })
+            status: event.status.map { Status(rawValue: $0.rawValue)! }, paymentDate: event.paymentDate, url: event.url)
     }
 }
 
@@ -76,7 +76,8 @@ extension FundEvent {
         self.init(
             fundID: stored.fundID, date: stored.date, type: FundEventType(rawValue: stored.kind.rawValue)!,
             amount: MoneyAmount(stored.amount), dueDate: stored.dueDate,
-            status: stored.status.map { CapitalCallStatus(rawValue: $0.rawValue)! }, line: 0)
+            status: stored.status.map { CapitalCallStatus(rawValue: $0.rawValue)! }, paymentDate: stored.paymentDate,
+            url: stored.url, line: 0)
     }
 }
 

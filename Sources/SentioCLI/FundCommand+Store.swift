@@ -57,3 +57,18 @@ extension FundCommand {
         printError("saved \(records.count) event(s) of \(events.fundIDs.count) fund(s) to \(database.path)")
     }
 }
+
+extension FundCommand {
+    /// The stored bars of the holdings' symbols (matched without regard to case; a symbol the store lacks is
+    /// left out, and the valuation names it). The store is `--db`.
+    func loadStoredPrices(symbols: [String]) throws -> [OHLCVSeries] {
+        let database = try store.open(mode: .readOnly)
+        let stored = try database.instruments().filter { $0.barCount > 0 }.map(\.symbol)
+        let wanted = symbols.compactMap { symbol in stored.first { $0.uppercased() == symbol.uppercased() } }
+        guard !wanted.isEmpty else {
+            throw UsageError("the store \(database.path) holds no bars of \(symbols.joined(separator: ", ")) "
+                + "(import them with `sentio import PATH --db \(database.path)`, or give --prices)")
+        }
+        return try database.loadSeries(symbols: wanted, from: nil, to: nil)
+    }
+}

@@ -4,7 +4,7 @@ import SentioCore
 ///
 /// The `description` has the form `FILE:LINE: field 'NAME': DETAIL`, for example
 /// `Data/TQQQ.csv:17: field 'high': 99.5 is below max(open, close) = 101.2`. Values taken from the file are
-/// shown through ``EchoedText`` (control and invalid bytes escaped, at most 60 characters).
+/// shown through `EchoedText` (control and invalid bytes escaped, at most 60 characters).
 public enum CSVError: UserInputError, Equatable, Sendable {
     /// The file could not be opened or read.
     case unreadable(file: String, reason: String)
@@ -14,7 +14,7 @@ public enum CSVError: UserInputError, Equatable, Sendable {
     case missingColumn(file: String, column: String, header: [String])
     /// The file has a header but no data rows; `skipped` counts rows dropped in lenient mode.
     case noRows(file: String, skipped: Int)
-    /// A line breaks the quoting rules of ``CSVTokenizer`` (text after a closing quote, an unterminated quote, a
+    /// A line breaks the quoting rules of `CSVTokenizer` (text after a closing quote, an unterminated quote, a
     /// quote inside an unquoted cell); `column` is 1-based, `field` the header's name for it when known.
     case syntax(file: String, line: Int, column: Int, field: String?, message: String)
     /// A row has a different number of cells than the header.

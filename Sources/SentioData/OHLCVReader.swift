@@ -47,11 +47,11 @@ public struct ReadResult: Sendable, Equatable {
 /// Format:
 /// - Columns matched by name, case-insensitively, in any order: `timestamp` (or `date`, `datetime`, `time`, or an
 ///   empty first header cell as pandas writes for its index), `open`, `high`, `low`, `close`, `volume`. Other
-///   columns are ignored. Cells and quoting follow ``CSVTokenizer`` (RFC 4180: after a closing quote only spaces
+///   columns are ignored. Cells and quoting follow `CSVTokenizer` (RFC 4180: after a closing quote only spaces
 ///   then `,` or the line end; quoted cells may not contain line breaks); CRLF or LF line ends, an optional
 ///   UTF-8 byte-order mark, optional final newline; blank lines are skipped.
 /// - Timestamps: see ``TimestampParser`` (years 0001–9999 only). Stored as UTC epoch seconds.
-/// - Numbers: the grammar of ``DecimalParser`` (decimal, optional sign and exponent), parsed exactly.
+/// - Numbers: the grammar of `DecimalParser` (decimal, optional sign and exponent), parsed exactly.
 ///
 /// Validation (each error names file, line and field, see ``CSVError``): quoting, column count, numbers and dates
 /// parse, finite numbers, prices > 0, `high ≥ low`, `high ≥ max(open, close)`, `low ≤ min(open, close)`,
@@ -59,7 +59,7 @@ public struct ReadResult: Sendable, Equatable {
 ///
 /// Lenient mode skips every row that fails a per-row check, then keeps the largest set of the remaining rows
 /// whose timestamps strictly increase (a longest increasing subsequence; among several, the one that prefers
-/// earlier lines, see ``LongestIncreasingSubsequence``) and skips the others, so one misplaced row never costs
+/// earlier lines, see `LongestIncreasingSubsequence`) and skips the others, so one misplaced row never costs
 /// more than itself. Every skipped row is listed in ``ReadResult/skipped`` with its reason, in line order.
 public enum OHLCVReader {
     /// Reads one file and returns its series (lenient-mode skips are dropped; use ``readWithReport(path:options:)``
@@ -178,7 +178,7 @@ public enum OHLCVReader {
     /// Canonical names of the required fields, in the order of `FieldIndex`.
     static let requiredNames = ["timestamp", "open", "high", "low", "close", "volume"]
 
-    /// The bytes `[start, end)` as shown in an error message (see ``EchoedText``).
+    /// The bytes `[start, end)` as shown in an error message (see `EchoedText`).
     static func text(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String {
         EchoedText.show(bytes: UnsafeBufferPointer(rebasing: b[start..<max(start, end)]))
     }

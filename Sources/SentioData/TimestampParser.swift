@@ -9,7 +9,7 @@ import SentioCore
 /// - integer epoch seconds, optionally negative (`1672617600`).
 ///
 /// The written date's year and the UTC instant must both lie in the years 0001–9999
-/// (``CivilDate/supportedEpochSeconds``), also for epoch seconds and after applying a zone offset; anything else is
+/// (`CivilDate.supportedEpochSeconds`), also for epoch seconds and after applying a zone offset; anything else is
 /// ``Failure/yearOutOfRange``.
 ///
 /// Fractional seconds are accepted only when they are all zeros (`09:30:00.000`, as some exports write them);

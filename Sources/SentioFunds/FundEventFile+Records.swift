@@ -33,7 +33,9 @@ extension FundEventFile {
 
 extension FundMetadataFile {
     /// Metadata given as values (for example from a store); a later entry with the same id replaces an earlier one.
-    /// - Parameter file: the name used in messages.
+    /// - Parameters:
+    ///   - funds: the metadata entries.
+    ///   - file: the name used in messages.
     public init(funds: [FundMetadata], file: String) {
         self.file = file
         var byID: [String: FundMetadata] = [:]

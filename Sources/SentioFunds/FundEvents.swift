@@ -35,12 +35,18 @@ public struct FundEvent: Sendable, Hashable {
     public var dueDate: CivilDate?
     /// Calls only: the payment status; a call without a status is taken as PAID.
     public var status: CapitalCallStatus?
+    /// Calls only: the date the investor paid the call, when known (not before the call date). A call with a
+    /// payment date is paid: as of a date before it, the call is still awaiting payment (see ``FundMetrics``).
+    public var paymentDate: CivilDate?
+    /// Calls and NAV reports only: a link to the document (call notice, report), an absolute `http`/`https`
+    /// URL (see ``FundDocumentURL``).
+    public var url: String?
     /// The 1-based line in the source file (for messages).
     public var line: Int
 
     public init(
         fundID: String, date: CivilDate, type: FundEventType, amount: MoneyAmount, dueDate: CivilDate? = nil,
-        status: CapitalCallStatus? = nil, line: Int
+        status: CapitalCallStatus? = nil, paymentDate: CivilDate? = nil, url: String? = nil, line: Int
     ) {
         self.fundID = fundID
         self.date = date
@@ -48,6 +54,8 @@ public struct FundEvent: Sendable, Hashable {
         self.amount = amount
         self.dueDate = dueDate
         self.status = status
+        self.paymentDate = paymentDate
+        self.url = url
         self.line = line
     }
 }
@@ -60,22 +68,31 @@ public struct FundEventFile: Sendable {
     /// Events per fund, sorted by date (stable: same-date events keep file order).
     public var eventsByFund: [String: [FundEvent]]
 
-    /// Parses and validates `fund_id,date,type,amount[,due_date,status]` (header required, columns in any
-    /// order, names case-insensitive).
+    /// Parses and validates `fund_id,date,type,amount[,due_date,status,payment_date,url]` (header required,
+    /// columns in any order, names case-insensitive; every optional column may be absent).
     ///
     /// Rejected, with file, line and field: a bad or missing date; an unknown type; an amount that is not a
-    /// number of the one grammar (`DecimalParser`), cannot be held exactly, or is negative; a bad due date or
-    /// status; a status or due date on a non-call; a fund without a commitment; an event dated before its fund's
-    /// first commitment; a call whose due date is before its call date; a NAV with no call on or before its date.
-    /// - Parameter file: the name used in messages.
+    /// number of the one grammar (`DecimalParser`), cannot be held exactly, or is negative; a bad due date,
+    /// status or payment date (`YYYY-MM-DD` only: `01/02/2024` and other ambiguous forms are errors); a status,
+    /// due date or payment date on a non-call; a payment date on a call whose status says it is unpaid
+    /// (PENDING, LATE, OVERDUE); a url that is not an absolute `http`/`https` URL (``FundDocumentURL``) or is
+    /// on a commitment or distribution (no document); a fund without a commitment; an event dated before its
+    /// fund's first commitment; a call whose due date or payment date is before its call date; a NAV with no
+    /// call on or before its date.
+    /// - Parameters:
+    ///   - text: the file's contents.
+    ///   - file: the name used in messages.
+    /// - Throws: ``FundInputError`` naming the file, line and field.
     public init(text: String, file: String) throws(FundInputError) {
         self.file = file
         let records = try SmallCSV.parse(text, file: file)
         guard let header = records.first else {
-            throw FundInputError(file: file, line: nil, field: nil, message: "empty file: expected a header fund_id,date,type,amount[,due_date,status]")
+            throw FundInputError(file: file, line: nil, field: nil,
+                message: "empty file: expected a header fund_id,date,type,amount[,due_date,status,payment_date,url]")
         }
         let columns = try SmallCSV.columns(
-            of: header, required: ["fund_id", "date", "type", "amount"], optional: ["due_date", "status"], file: file)
+            of: header, required: ["fund_id", "date", "type", "amount"],
+            optional: ["due_date", "status", "payment_date", "url"], file: file)
         var fundIDs: [String] = []
         var byFund: [String: [FundEvent]] = [:]
         for record in records.dropFirst() {
@@ -119,9 +136,31 @@ public struct FundEventFile: Sendable {
                 }
                 status = s
             }
+            var paymentDate: CivilDate? = nil
+            let paymentText = cell("payment_date")
+            if !paymentText.isEmpty {
+                guard type == .call else {
+                    throw fail("payment_date", "a payment date is only allowed on calls, not on a \(type.rawValue)")
+                }
+                paymentDate = try FundCells.date(paymentText, file: file, line: record.line, field: "payment_date")
+                if let status, status.isActive {
+                    throw fail("payment_date", "the call has a payment date but its status \(status.rawValue) says it is unpaid: "
+                        + "leave the status empty or PAID for a paid call")
+                }
+            }
+            var url: String? = nil
+            let urlText = cell("url")
+            if !urlText.isEmpty {
+                guard type == .call || type == .nav else {
+                    throw fail("url", "a url is only allowed on calls and NAV reports (the events that are documents), not on a \(type.rawValue)")
+                }
+                if let problem = FundDocumentURL.problem(urlText) { throw fail("url", problem) }
+                url = urlText
+            }
             if byFund[fundID] == nil { fundIDs.append(fundID) }
             byFund[fundID, default: []].append(FundEvent(
-                fundID: fundID, date: date, type: type, amount: amount, dueDate: dueDate, status: status, line: record.line))
+                fundID: fundID, date: date, type: type, amount: amount, dueDate: dueDate, status: status,
+                paymentDate: paymentDate, url: url, line: record.line))
         }
         guard !fundIDs.isEmpty else {
             throw FundInputError(file: file, line: nil, field: nil, message: "no events after the header")
@@ -132,8 +171,9 @@ public struct FundEventFile: Sendable {
 
     /// The per-fund rules shared by every way of building the file (see `init(text:file:)`); returns each fund's
     /// events sorted by date (stable). Events with `line` 0 (not from a file) are reported without a line.
-    /// Rules: every fund has a commitment and nothing before its first one; a call's due date is not before
-    /// its call date; a NAV needs a call on or before its date.
+    /// Rules: every fund has a commitment and nothing before its first one; a call's due date and payment date
+    /// are not before its call date, and a call with a payment date is not marked unpaid; a url is an absolute
+    /// `http`/`https` URL on a call or NAV; a NAV needs a call on or before its date.
     static func checkedAndSorted(
         fundIDs: [String], eventsByFund: [String: [FundEvent]], file: String
     ) throws(FundInputError) -> [String: [FundEvent]] {
@@ -153,6 +193,30 @@ public struct FundEventFile: Sendable {
                 if let due = e.dueDate, due < e.date {
                     throw FundInputError(file: file, line: line(e), field: "due_date",
                         message: "due date \(due) is before the call date \(e.date): a call cannot fall due before it is made")
+                }
+                if let paid = e.paymentDate {
+                    if paid < e.date {
+                        throw FundInputError(file: file, line: line(e), field: "payment_date",
+                            message: "payment date \(paid) is before the call date \(e.date): a call cannot be paid before it is made")
+                    }
+                    if let status = e.status, status.isActive {
+                        throw FundInputError(file: file, line: line(e), field: "payment_date",
+                            message: "the call has a payment date but its status \(status.rawValue) says it is unpaid")
+                    }
+                }
+            }
+            for e in events where e.paymentDate != nil && e.type != .call {
+                throw FundInputError(file: file, line: line(e), field: "payment_date",
+                    message: "a payment date is only allowed on calls, not on a \(e.type.rawValue)")
+            }
+            for e in events {
+                guard let url = e.url else { continue }
+                guard e.type == .call || e.type == .nav else {
+                    throw FundInputError(file: file, line: line(e), field: "url",
+                        message: "a url is only allowed on calls and NAV reports, not on a \(e.type.rawValue)")
+                }
+                if let problem = FundDocumentURL.problem(url) {
+                    throw FundInputError(file: file, line: line(e), field: "url", message: problem)
                 }
             }
             let sorted = events.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }.map(\.element)

@@ -7,6 +7,8 @@ public struct NAVPoint: Sendable, Hashable {
     public var id: String
     public var date: CivilDate
     public var nav: Decimal
+    /// The report's link from the events file, when given.
+    public var url: String? = nil
 }
 
 /// One capital call of a fund.
@@ -16,14 +18,22 @@ public struct CapitalCall: Sendable, Hashable {
     public var callDate: CivilDate
     public var dueDate: CivilDate?
     public var amount: Decimal
-    /// The status from the file; PAID when the file gives none.
+    /// The status as of the metrics' as-of date: the file's status (PAID when the file gives none), except
+    /// that a call whose payment date is after the as-of date was not paid yet then: PENDING, or OVERDUE when
+    /// its due date is before the as-of date.
     public var status: CapitalCallStatus
+    /// The date the call was paid, when the events give it (on or before the as-of date when `status` is PAID).
+    public var paymentDate: CivilDate? = nil
+    /// The call notice's link from the events file, when given.
+    public var url: String? = nil
 }
 
 /// A fund's position and performance as of a date, from its events on or before that date.
 ///
-/// - `paidIn` = Σ calls with status PAID (or no status). Unpaid calls (PENDING, LATE, OVERDUE) are not
-///   paid in: they count as active capital calls and stay in `unfunded`.
+/// - `paidIn` = Σ calls with status PAID (or no status) whose payment date, when the events give one, is on
+///   or before `asOf`. Unpaid calls (PENDING, LATE, OVERDUE, or paid only after `asOf`) are not paid in:
+///   they count as active capital calls and stay in `unfunded`. A paid call's flow is dated its call date
+///   (the payment date says *whether* it was paid by `asOf`, not when the flow counts).
 /// - `unfunded` = commitment − paidIn; `distributions` = Σ distributions; `nav` = the latest NAV on or
 ///   before `asOf` (0 when none).
 /// - DPI = distributions / paidIn, RVPI = NAV / paidIn, TVPI = (distributions + NAV) / paidIn,
@@ -62,6 +72,7 @@ public struct FundMetrics: Sendable {
 
     /// Computes the metrics of one fund.
     /// - Parameters:
+    ///   - id: the fund id (it prefixes the ids of the calls and NAV points).
     ///   - events: the fund's events (any order); only those dated on or before `asOf` count.
     ///   - asOf: the as-of date; default the fund's last event.
     ///   - dayCount: for the IRR (default Actual/365 Fixed).
@@ -79,10 +90,13 @@ public struct FundMetrics: Sendable {
             case .commitment:
                 commitment += e.amount.decimal
             case .call:
-                let status = e.status ?? .paid
+                var status = e.status ?? .paid
+                if let paid = e.paymentDate, paid > asOf, !status.isActive {
+                    status = e.dueDate.map { $0 < asOf } == true ? .overdue : .pending
+                }
                 calls.append(CapitalCall(
                     id: "\(id)-C\(Self.ordinal(calls.count + 1))", callDate: e.date, dueDate: e.dueDate,
-                    amount: e.amount.decimal, status: status))
+                    amount: e.amount.decimal, status: status, paymentDate: e.paymentDate, url: e.url))
                 if !status.isActive {
                     paidIn += e.amount.decimal
                     flows.append(CashFlow(date: e.date, amount: -e.amount.double))
@@ -93,7 +107,8 @@ public struct FundMetrics: Sendable {
                 flows.append(CashFlow(date: e.date, amount: e.amount.double))
                 lines.append(e.line)
             case .nav:
-                navHistory.append(NAVPoint(id: "\(id)-N\(Self.ordinal(navHistory.count + 1))", date: e.date, nav: e.amount.decimal))
+                navHistory.append(NAVPoint(
+                    id: "\(id)-N\(Self.ordinal(navHistory.count + 1))", date: e.date, nav: e.amount.decimal, url: e.url))
                 latestNAV = (CashFlow(date: e.date, amount: e.amount.double), e.line)
             }
         }
@@ -165,10 +180,30 @@ public struct FundMetrics: Sendable {
         // Σ |calls| / I and Σ distributions / I at the flows' dates; `indexMissing` once a flow predates the index.
         var calledOverIndex = 0.0, distributedOverIndex = 0.0, indexMissing = false
         var out: [(date: CivilDate, tvpi: Double?, dpi: Double?, ksPME: Double?)] = []
+        // Paid calls count from their payment date (dated, for KS-PME, at their call date): the calls paid after
+        // the day they were made are applied, in payment-date order, on the first day on or after that date.
+        let paidLater = sorted.filter { e in
+            e.type == .call && !(e.status ?? .paid).isActive && e.paymentDate.map { $0 > e.date } == true
+        }.enumerated().sorted { ($0.element.paymentDate!, $0.offset) < ($1.element.paymentDate!, $1.offset) }.map(\.element)
+        var nextPaidLater = 0
+        func payCall(_ e: FundEvent) {
+            paidIn += e.amount.decimal
+            if let index {
+                if let level = index.level(onOrBefore: e.date) {
+                    calledOverIndex += e.amount.double / level
+                } else {
+                    indexMissing = true
+                }
+            }
+        }
         var i = 0
         while i < sorted.count && sorted[i].date <= asOf {
             let day = sorted[i].date
             var navsToday = 0
+            while nextPaidLater < paidLater.count && paidLater[nextPaidLater].paymentDate! <= day {
+                payCall(paidLater[nextPaidLater])
+                nextPaidLater += 1
+            }
             while i < sorted.count && sorted[i].date == day {
                 let e = sorted[i]
                 i += 1
@@ -176,14 +211,7 @@ public struct FundMetrics: Sendable {
                 case .commitment: break
                 case .call:
                     guard !(e.status ?? .paid).isActive else { break }
-                    paidIn += e.amount.decimal
-                    if let index {
-                        if let level = index.level(onOrBefore: day) {
-                            calledOverIndex += e.amount.double / level
-                        } else {
-                            indexMissing = true
-                        }
-                    }
+                    if e.paymentDate.map({ $0 > e.date }) != true { payCall(e) }  // else in `paidLater`
                 case .distribution:
                     distributions += e.amount.decimal
                     if let index {

@@ -2,22 +2,8 @@ import Foundation
 import SentioCore
 
 /// The `sentio fund` report: every fund's metrics (and PME when an index is given) plus the portfolio
-/// summary, rendered as JSON or as a text table.
-///
-/// JSON shape (keys in this order; rates and multiples are decimal fractions, 0.15 = 15 %; money is an
-/// exact decimal number; dates are `YYYY-MM-DD`; an undefined value is `null` with a `…Note` saying why):
-/// ```
-/// { "asOf": date|null,
-///   "conventions": { "dayCount", "dayCountName", "rates", "irrRootRule", "paidIn", "index" },
-///   "funds": [ { "id", "name", "domicile", "vintage", "manager", "asOf", "commitment", "paidIn", "unfunded",
-///                "distributions", "nav", "lastReportDate", "dpi", "rvpi", "tvpi", "pic", "irr", "irrNote",
-///                "navHistory": [ { "id", "date", "nav" } ],
-///                "capitalCalls": [ { "id", "callDate", "dueDate", "callAmount", "paymentStatus" } ],
-///                "pme": { "valuationDate", "ksPme", "directAlpha", "lnPme", "lnPmeNav", "pmePlus",
-///                         "pmePlusLambda", "notes": [..] } } ],      // "pme" only with an index
-///   "portfolioSummary": { "totalCommitment", "totalPaidIn", "totalDistributions", "totalNav",
-///                         "portfolioTvpi", "activeCapitalCalls", "pooledIrr", "pooledIrrNote" } }
-/// ```
+/// summary. ``table()`` renders it as text; its JSON form is SentioAPI's `FundReportResponse` (written by the
+/// one contract encoder, `APIJSON`).
 public struct FundReport: Sendable {
     public struct Entry: Sendable {
         public var metrics: FundMetrics
@@ -66,95 +52,6 @@ public struct FundReport: Sendable {
 
     /// The report's as-of date: the requested one, else the latest fund as-of date.
     public var asOf: CivilDate? { requestedAsOf ?? funds.map(\.metrics.asOf).max() }
-
-    // MARK: JSON
-
-    /// Pretty-printed JSON in the documented key order, ending with a newline.
-    public func json() -> String {
-        var out = ""
-        jsonValue.write(to: &out, indent: 0)
-        return out + "\n"
-    }
-
-    var jsonValue: JSONValue {
-        .object([
-            ("asOf", .date(asOf)),
-            ("conventions", .object([
-                ("dayCount", .string(dayCount.rawValue)),
-                ("dayCountName", .string(dayCount.displayName)),
-                ("rates", .string("decimal fractions (0.15 = 15%); multiples as ratios")),
-                ("irrRootRule", .string("unique root when flows change sign once; otherwise the root nearest the guess 0.1; "
-                    + "every rate leaves |XNPV| <= 1e-9 of the sum of |flows| (else null with a note); zero flows are ignored")),
-                ("paidIn", .string("calls with status PAID or no status; PENDING, LATE and OVERDUE calls are unpaid")),
-                ("index", indexFile.map { .string($0) } ?? .null),
-            ])),
-            ("funds", .array(funds.map(Self.fundJSON))),
-            ("portfolioSummary", .object([
-                ("totalCommitment", .decimal(portfolio.totalCommitment)),
-                ("totalPaidIn", .decimal(portfolio.totalPaidIn)),
-                ("totalDistributions", .decimal(portfolio.totalDistributions)),
-                ("totalNav", .decimal(portfolio.totalNav)),
-                ("portfolioTvpi", .number(portfolio.portfolioTvpi)),
-                ("activeCapitalCalls", .int(portfolio.activeCapitalCalls)),
-                ("pooledIrr", .number(portfolio.pooledIrr?.rate)),
-                ("pooledIrrNote", portfolio.pooledIrrError.map { .string($0.description) } ?? .null),
-            ])),
-        ])
-    }
-
-    private static func fundJSON(_ entry: Entry) -> JSONValue {
-        let m = entry.metrics, meta = entry.metadata
-        var fields: [(String, JSONValue)] = [
-            ("id", .string(m.id)),
-            ("name", meta?.name.map { .string($0) } ?? .null),
-            ("domicile", meta?.domicile.map { .string($0) } ?? .null),
-            ("vintage", meta?.vintage.map { .int($0) } ?? .null),
-            ("manager", meta?.manager.map { .string($0) } ?? .null),
-            ("asOf", .date(m.asOf)),
-            ("commitment", .decimal(m.commitment)),
-            ("paidIn", .decimal(m.paidIn)),
-            ("unfunded", .decimal(m.unfunded)),
-            ("distributions", .decimal(m.distributions)),
-            ("nav", .decimal(m.nav)),
-            ("lastReportDate", .date(m.lastReportDate)),
-            ("dpi", .number(m.dpi)),
-            ("rvpi", .number(m.rvpi)),
-            ("tvpi", .number(m.tvpi)),
-            ("pic", .number(m.pic)),
-            ("irr", .number(m.irr?.rate)),
-            ("irrNote", irrNote(m.irr, m.irrError)),
-            ("navHistory", .array(m.navHistory.map {
-                .object([("id", .string($0.id)), ("date", .date($0.date)), ("nav", .decimal($0.nav))])
-            })),
-            ("capitalCalls", .array(m.capitalCalls.map {
-                .object([
-                    ("id", .string($0.id)), ("callDate", .date($0.callDate)), ("dueDate", .date($0.dueDate)),
-                    ("callAmount", .decimal($0.amount)), ("paymentStatus", .string($0.status.rawValue)),
-                ])
-            })),
-        ]
-        if let p = entry.pme {
-            fields.append(("pme", .object([
-                ("valuationDate", .date(p.valuationDate)),
-                ("ksPme", .number(p.ksPME)),
-                ("directAlpha", .number(p.directAlpha)),
-                ("lnPme", .number(p.lnPME)),
-                ("lnPmeNav", .number(p.lnPMENAV)),
-                ("pmePlus", .number(p.pmePlus)),
-                ("pmePlusLambda", .number(p.pmePlusLambda)),
-                ("notes", .array(p.notes.map { .string($0) })),
-            ])))
-        }
-        return .object(fields)
-    }
-
-    private static func irrNote(_ result: XIRRResult?, _ error: XIRRError?) -> JSONValue {
-        if let error { return .string(error.description) }
-        if let result, !result.otherRoots.isEmpty {
-            return .string("other roots: " + result.otherRoots.map { "\($0)" }.joined(separator: ", "))
-        }
-        return .null
-    }
 
     // MARK: Table
 
@@ -244,50 +141,4 @@ extension FundEventFile {
     public var firstEvent: FundEvent? {
         fundIDs.compactMap { eventsByFund[$0]?.first }.min { ($0.date, $0.line) < ($1.date, $1.line) }
     }
-}
-
-/// A JSON value with ordered object keys, for deterministic hand-ordered output.
-enum JSONValue {
-    case null
-    case string(String)
-    case raw(String)
-    case array([JSONValue])
-    case object([(String, JSONValue)])
-
-    static func number(_ x: Double?) -> JSONValue {
-        guard let x, x.isFinite else { return .null }
-        return .raw("\(x)")
-    }
-    static func int(_ n: Int) -> JSONValue { .raw(String(n)) }
-    static func decimal(_ d: Decimal) -> JSONValue { .raw(d.description) }
-    static func date(_ d: CivilDate?) -> JSONValue { d.map { .string($0.description) } ?? .null }
-
-    func write(to out: inout String, indent: Int) {
-        let pad = String(repeating: "  ", count: indent + 1), closing = String(repeating: "  ", count: indent)
-        switch self {
-        case .null: out += "null"
-        case .raw(let text): out += text
-        case .string(let s): out += Self.quoted(s)
-        case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "[\n"
-            for (k, item) in items.enumerated() {
-                out += pad
-                item.write(to: &out, indent: indent + 1)
-                out += k + 1 < items.count ? ",\n" : "\n"
-            }
-            out += closing + "]"
-        case .object(let fields):
-            if fields.isEmpty { out += "{}"; return }
-            out += "{\n"
-            for (k, (key, value)) in fields.enumerated() {
-                out += pad + Self.quoted(key) + ": "
-                value.write(to: &out, indent: indent + 1)
-                out += k + 1 < fields.count ? ",\n" : "\n"
-            }
-            out += closing + "}"
-        }
-    }
-
-    static func quoted(_ s: String) -> String { JSONText.quoted(s) }
 }

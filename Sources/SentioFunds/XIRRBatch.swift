@@ -47,8 +47,14 @@ public struct CashFlowBatch: Sendable {
 /// are cut into contiguous chunks run by `DispatchQueue.concurrentPerform`; each chunk reuses one
 /// workspace for the sorted year fractions, so the hot loop does not allocate.
 /// - Parameters:
+///   - batch: the series, each solved as `xirr(flows:dayCount:guess:tolerance:maxIterations:rootSearch:)` solves
+///     its `flows`.
+///   - dayCount: year-fraction convention (default Actual/365 Fixed).
+///   - guess: Newton's start and the reference for choosing among roots (default 0.1).
+///   - tolerance: convergence on the rate: `|Δr| ≤ tolerance · max(1, |r|)` (default 1e-12).
+///   - maxIterations: cap on Newton and on each Brent solve (default 100).
+///   - rootSearch: `.full` (default) or `.newtonFirst`.
 ///   - threads: worker threads (default: the active processor count); 1 runs on the calling thread.
-///   - Other parameters: as `xirr(flows:dayCount:guess:tolerance:maxIterations:rootSearch:)`.
 /// - Returns: one result per series, in order: the `XIRRResult` or the `XIRRError` of that series.
 public func xirr(
     batch: CashFlowBatch, dayCount: DayCount = .actual365Fixed, guess: Double = 0.1, tolerance: Double = 1e-12,

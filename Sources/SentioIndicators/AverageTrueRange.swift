@@ -45,7 +45,7 @@ public struct AverageTrueRange: Sendable {
 
     /// Feeds the next bar; returns the ATR, or `nil` during the first `period` bars.
     ///
-    /// - Throws: ``WindowOverflowError`` when a true range or the seed's sum of true ranges exceeds
+    /// - Throws: `WindowOverflowError` when a true range or the seed's sum of true ranges exceeds
     ///   the largest double.
     @inlinable
     public mutating func update(high: Double, low: Double, close: Double) throws(WindowOverflowError) -> Double? {
@@ -91,7 +91,7 @@ public struct AverageTrueRange: Sendable {
 ///
 /// - Precondition: the three arrays have the same length.
 /// - Returns: values valid from index `period`.
-/// - Throws: ``WindowOverflowError`` naming the first bar whose true range or seed sum overflows.
+/// - Throws: `WindowOverflowError` naming the first bar whose true range or seed sum overflows.
 public func averageTrueRange(
     high: [Double], low: [Double], close: [Double], period: Int = 14
 ) throws(WindowOverflowError) -> IndicatorSeries {
@@ -108,7 +108,7 @@ public func averageTrueRange(
     }
 }
 
-/// ATR of an ``OHLCVSeries`` (TA-Lib `TA_ATR`).
+/// ATR of an `OHLCVSeries` (TA-Lib `TA_ATR`).
 public func averageTrueRange(_ bars: OHLCVSeries, period: Int = 14) throws(WindowOverflowError) -> IndicatorSeries {
     try averageTrueRange(high: bars.high, low: bars.low, close: bars.close, period: period)
 }

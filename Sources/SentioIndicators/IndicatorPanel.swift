@@ -3,7 +3,7 @@ import SentioCore
 /// The standard indicator columns of `sentio indicators`, computed together over one series.
 ///
 /// Columns: RSI (Wilder, TA-Lib), volume ratio (current bar inside the window), ATR (TA-Lib),
-/// SMA and EMA (TA-Lib seeding) of the close. Each column is an ``IndicatorSeries`` aligned with the
+/// SMA and EMA (TA-Lib seeding) of the close. Each column is an `IndicatorSeries` aligned with the
 /// input bars, so a row's value is valid from that column's `firstValidIndex` on.
 public struct IndicatorPanel: Sendable {
     /// Periods (in bars) of each indicator.
@@ -30,7 +30,7 @@ public struct IndicatorPanel: Sendable {
 
     /// Computes every column over `bars`.
     ///
-    /// - Throws: ``WindowOverflowError`` naming the first bar (0-based index into `bars`) where a
+    /// - Throws: `WindowOverflowError` naming the first bar (0-based index into `bars`) where a
     ///   column's window is not representable (e.g. a volume sum above 1.8e308); never an empty cell.
     public init(_ bars: OHLCVSeries, periods: Periods = .init()) throws(WindowOverflowError) {
         self.periods = periods

@@ -28,7 +28,7 @@ public struct SimpleMovingAverage: Sendable {
     /// Feeds the next value; returns the mean of the last `period` values, or `nil` before
     /// `period` values have been seen.
     ///
-    /// - Throws: ``WindowOverflowError`` when the window's sum exceeds the largest double.
+    /// - Throws: `WindowOverflowError` when the window's sum exceeds the largest double.
     @inlinable @inline(__always)
     public mutating func update(_ x: Double) throws(WindowOverflowError) -> Double? {
         rolling.add(x)
@@ -42,7 +42,7 @@ public struct SimpleMovingAverage: Sendable {
 /// Simple moving average over a series (TA-Lib `TA_SMA`), by running ``SimpleMovingAverage``.
 ///
 /// - Returns: values valid from index `period − 1`.
-/// - Throws: ``WindowOverflowError`` naming the first bar whose window sum overflows.
+/// - Throws: `WindowOverflowError` naming the first bar whose window sum overflows.
 public func simpleMovingAverage(_ x: [Double], period: Int) throws(WindowOverflowError) -> IndicatorSeries {
     try x.withUnsafeBufferPointer { input throws(WindowOverflowError) in
         try collectSeries(count: input.count, lookback: period - 1, state: SimpleMovingAverage(period: period)) {

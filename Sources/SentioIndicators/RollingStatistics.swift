@@ -8,7 +8,7 @@ import SentioCore
 /// bound exceeds ``WindowArithmetic/checkTolerance``·`Σ|x|`, the window is summed again with compensated
 /// arithmetic: if TA-Lib's running sum is still within half the tolerance it is kept (so results stay
 /// bit-identical to TA-Lib wherever TA-Lib is accurate), otherwise it is replaced by the exact sum.
-/// A sum that is not representable (overflow) is a ``WindowOverflowError``. Also counts the non-zero
+/// A sum that is not representable (overflow) is a `WindowOverflowError`. Also counts the non-zero
 /// values in the window.
 @usableFromInline
 struct RollingSum: Sendable {
@@ -69,7 +69,7 @@ struct RollingSum: Sendable {
     /// The window's sum (call when the window is full, after ``add(_:)``), within
     /// `checkTolerance·Σ|x|` of the exact sum.
     ///
-    /// - Throws: ``WindowOverflowError`` naming `statistic` when the exact sum is not representable.
+    /// - Throws: `WindowOverflowError` naming `statistic` when the exact sum is not representable.
     @inlinable @inline(__always)
     mutating func checkedSum(_ statistic: @autoclosure () -> String) throws(WindowOverflowError) -> Double {
         if !(sumError <= WindowArithmetic.checkTolerance * (absoluteSum - sumError)) {
@@ -126,7 +126,7 @@ public struct VolumeRatio: Sendable {
     /// Feeds the next volume; returns the ratio (NaN for an all-zero window), or `nil` before
     /// `window` volumes have been seen.
     ///
-    /// - Throws: ``WindowOverflowError`` when the window's volume sum exceeds the largest double.
+    /// - Throws: `WindowOverflowError` when the window's volume sum exceeds the largest double.
     @inlinable @inline(__always)
     public mutating func update(_ volume: Double) throws(WindowOverflowError) -> Double? {
         rolling.replace(with: volume)
@@ -140,7 +140,7 @@ public struct VolumeRatio: Sendable {
 /// Volume ratio over a series (pandas `v / v.rolling(n).mean()`), by running ``VolumeRatio``.
 ///
 /// - Returns: values valid from index `window − 1`; NaN where the whole window has zero volume.
-/// - Throws: ``WindowOverflowError`` naming the first bar whose window sum overflows.
+/// - Throws: `WindowOverflowError` naming the first bar whose window sum overflows.
 public func volumeRatio(_ volume: [Double], window: Int = 20) throws(WindowOverflowError) -> IndicatorSeries {
     try volume.withUnsafeBufferPointer { input throws(WindowOverflowError) in
         try collectSeries(count: input.count, lookback: window - 1, state: VolumeRatio(window: window)) {
@@ -151,7 +151,7 @@ public func volumeRatio(_ volume: [Double], window: Int = 20) throws(WindowOverf
 
 /// Streaming rolling mean over the last `window` values (pandas `rolling(window).mean()`).
 ///
-/// Backed by SentioCore's ``RollingMoments`` (Welford add/remove with an error bound; exact
+/// Backed by SentioCore's `RollingMoments` (Welford add/remove with an error bound; exact
 /// re-computation every `window` values and whenever the bound exceeds the tolerance). Each value is
 /// within 1e-12·Σ|xᵢ|/n of the exact window mean. First value at index `window − 1`. Inputs must be finite.
 public struct RollingMean: Sendable {
@@ -187,7 +187,7 @@ public func rollingMean(_ x: [Double], window: Int) -> IndicatorSeries {
 /// Streaming rolling standard deviation `√(Σ(xᵢ − x̄)² / (n − ddof))` over the last `n = window`
 /// values (pandas `rolling(window).std(ddof=...)`, default `ddof = 1`, the sample deviation).
 ///
-/// Backed by ``RollingMoments``: each value is within `1e-12·R` of the exact standard deviation,
+/// Backed by `RollingMoments`: each value is within `1e-12·R` of the exact standard deviation,
 /// `R = √(Σxᵢ²/(n − ddof))` (the scale at which relative perturbations of the inputs move it). First
 /// value at index `window − 1`. Inputs must be finite.
 public struct RollingStandardDeviation: Sendable {
@@ -212,7 +212,7 @@ public struct RollingStandardDeviation: Sendable {
 
     /// Feeds the next value; returns the window's standard deviation, or `nil` until it is full.
     ///
-    /// - Throws: ``WindowOverflowError`` when the standard deviation exceeds the largest double.
+    /// - Throws: `WindowOverflowError` when the standard deviation exceeds the largest double.
     @inlinable
     public mutating func update(_ x: Double) throws(WindowOverflowError) -> Double? {
         barIndex += 1
@@ -231,7 +231,7 @@ public struct RollingStandardDeviation: Sendable {
 /// Rolling standard deviation (pandas `rolling(window).std(ddof=ddof)`), by running
 /// ``RollingStandardDeviation``.
 ///
-/// - Throws: ``WindowOverflowError`` naming the first bar whose standard deviation overflows.
+/// - Throws: `WindowOverflowError` naming the first bar whose standard deviation overflows.
 public func rollingStandardDeviation(_ x: [Double], window: Int, ddof: Int = 1) throws(WindowOverflowError) -> IndicatorSeries {
     try x.withUnsafeBufferPointer { input throws(WindowOverflowError) in
         try collectSeries(count: input.count, lookback: window - 1, state: RollingStandardDeviation(window: window, ddof: ddof)) {

@@ -7,7 +7,7 @@ import SentioCore
 // results are bit-identical by construction. Batch results are `IndicatorSeries` (values plus the
 // first valid index, TA-Lib's `outBegIdx`).
 
-/// Runs `update` over `input` and collects the results into an ``IndicatorSeries`` whose values
+/// Runs `update` over `input` and collects the results into an `IndicatorSeries` whose values
 /// are NaN where `update` returned `nil` (the warm-up). The first error thrown by `update` stops the
 /// run and is rethrown.
 @inlinable

@@ -113,6 +113,9 @@ extension AllowanceReport {
     /// The dashboards of `children` from `ledger` and `goals` as of `asOf`.
     ///
     /// - Parameters:
+    ///   - children: the children to report on.
+    ///   - ledger: the parsed ledger.
+    ///   - goals: the savings goals.
     ///   - asOf: the as-of date; `nil` means the date of the ledger's last accepted row.
     ///   - goalsFile: the goals file's name, for messages.
     /// - Throws: ``SavingsInputError`` when there is no as-of date (no `asOf` and no accepted row), or a goal's

@@ -242,8 +242,18 @@ extension SentioDatabase {
                 throw StoreError.invalidRecord(
                     kind: "fund event", detail: "event \(i) of fund \(event.fundID) has amount \(event.amount) (must be >= 0)")
             }
-            if let details = event.detailsJSON, !isJSONObject(details) {
-                throw StoreError.invalidRecord(kind: "fund event", detail: "event \(i) details are not a JSON object")
+            if let details = event.detailsJSON {
+                guard let object = (try? JSONSerialization.jsonObject(with: Data(details.utf8))) as? [String: Any] else {
+                    throw StoreError.invalidRecord(kind: "fund event", detail: "event \(i) details are not a JSON object")
+                }
+                if let key = object.keys.sorted().first(where: StoredFundEvent.typedDetailKeys.contains) {
+                    throw StoreError.invalidRecord(kind: "fund event",
+                        detail: "event \(i) details hold the key '\(key)', which is a field of its own (paymentDate, url)")
+                }
+            }
+            if event.paymentDate != nil && event.kind != .call {
+                throw StoreError.invalidRecord(
+                    kind: "fund event", detail: "event \(i) of fund \(event.fundID) is a \(event.kind.rawValue) with a payment date (calls only)")
             }
         }
         for entry in metadata {
@@ -269,7 +279,7 @@ extension SentioDatabase {
                     seqByFund[event.fundID] = seq + 1
                     try insert.execute(arguments: [
                         event.fundID, seq, event.date.description, event.kind.rawValue, event.amount.description,
-                        event.dueDate?.description, event.status?.rawValue, event.detailsJSON,
+                        event.dueDate?.description, event.status?.rawValue, event.storedDetails(),
                     ])
                 }
                 let upsert = try db.makeStatement(
@@ -315,10 +325,30 @@ extension SentioDatabase {
                         throw StoreError.corrupt(path: path, detail: "fund \(fundID) has an unreadable event")
                     }
                     let statusText: String? = row["status"]
+                    // `payment_date` and `url` live in details_json (see StoredFundEvent); the rest stays there.
+                    var paymentDate: CivilDate? = nil, url: String? = nil, details: String? = row["details_json"]
+                    if let text = details, var object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+                        !StoredFundEvent.typedDetailKeys.isDisjoint(with: object.keys)
+                    {
+                        if let value = object.removeValue(forKey: "payment_date") {
+                            guard let text = value as? String, let parsed = CivilDate(iso: text) else {
+                                throw StoreError.corrupt(path: path, detail: "fund \(fundID) has an invalid payment_date '\(value)'")
+                            }
+                            paymentDate = parsed
+                        }
+                        if let value = object.removeValue(forKey: "url") {
+                            guard let text = value as? String, !text.isEmpty else {
+                                throw StoreError.corrupt(path: path, detail: "fund \(fundID) has an invalid url '\(value)'")
+                            }
+                            url = text
+                        }
+                        details = object.isEmpty ? nil : String(decoding: try JSONSerialization.data(
+                            withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
+                    }
                     return StoredFundEvent(
                         fundID: fundID, date: try date("date")!, kind: kind, amount: amount,
                         dueDate: try date("due_date"), status: statusText.flatMap(StoredFundEvent.Status.init(rawValue:)),
-                        detailsJSON: row["details_json"])
+                        paymentDate: paymentDate, url: url, detailsJSON: details)
                 }
             }
         }

@@ -193,12 +193,17 @@ public struct StoredFundEvent: Sendable, Equatable {
     public var amount: Decimal
     public var dueDate: CivilDate?
     public var status: Status?
-    /// Anything else, as a JSON object.
+    /// Calls only: the date the call was paid. Stored in `details_json` under the key `payment_date`
+    /// (`YYYY-MM-DD`), so no schema change was needed.
+    public var paymentDate: CivilDate?
+    /// The document link of a call or NAV report. Stored in `details_json` under the key `url`.
+    public var url: String?
+    /// Anything else, as a JSON object (without the keys `payment_date` and `url`, which are the fields above).
     public var detailsJSON: String?
 
     public init(
         fundID: String, date: CivilDate, kind: Kind, amount: Decimal, dueDate: CivilDate? = nil,
-        status: Status? = nil, detailsJSON: String? = nil
+        status: Status? = nil, paymentDate: CivilDate? = nil, url: String? = nil, detailsJSON: String? = nil
     ) {
         self.fundID = fundID
         self.date = date
@@ -206,7 +211,23 @@ public struct StoredFundEvent: Sendable, Equatable {
         self.amount = amount
         self.dueDate = dueDate
         self.status = status
+        self.paymentDate = paymentDate
+        self.url = url
         self.detailsJSON = detailsJSON
+    }
+
+    /// The keys of `details_json` that hold typed fields.
+    static let typedDetailKeys: Set<String> = ["payment_date", "url"]
+
+    /// The `details_json` text to store: `detailsJSON`'s keys plus `payment_date` and `url` when set, keys
+    /// sorted; `nil` when there is nothing. `detailsJSON` must be a JSON object without those two keys.
+    func storedDetails() -> String? {
+        guard paymentDate != nil || url != nil else { return detailsJSON }
+        var object = detailsJSON.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? [:]
+        if let paymentDate { object["payment_date"] = paymentDate.description }
+        if let url { object["url"] = url }
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

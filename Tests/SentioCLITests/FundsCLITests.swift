@@ -133,7 +133,8 @@ struct XirrNonRootRegressionTests {
             .split(separator: ":").last?.trimmingCharacters(in: CharacterSet(charactersIn: " ,"))
         #expect(printedIRR == direct.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(direct.stdout) vs \(irr)")
         // The zero NAV still dates the valuation.
-        #expect(zeroNAV["lastReportDate"] as? String == "2080-01-01")
+        // Dates are midnight UTC timestamps since the report is written by the contract encoder (issue 12).
+        #expect(zeroNAV["lastReportDate"] as? String == "2080-01-01T00:00:00Z")
         #expect(zeroNAV["nav"] as? Double == 0)
         let table = try runSentio(["fund", try temporaryFile("nav0.csv", base + "F,2080-01-01,nav,0\n")])
         #expect(table.status == 0 && !table.stdout.contains("-100.00%"))
@@ -181,7 +182,7 @@ struct FundCLITests {
                 #expect(fund[key] != nil && !(fund[key] is NSNull), "fund \(fund["id"] ?? "?") lacks \(key)")
             }
             let nav = try #require(fund["navHistory"] as? [[String: Any]])
-            #expect(!nav.isEmpty && nav.allSatisfy { Set($0.keys) == ["id", "date", "nav"] })
+            #expect(!nav.isEmpty && nav.allSatisfy { Set($0.keys) == ["id", "date", "nav", "url"] })  // url: issue 12
             let calls = try #require(fund["capitalCalls"] as? [[String: Any]])
             #expect(!calls.isEmpty && calls.allSatisfy { Set(["id", "dueDate", "callAmount", "paymentStatus"]).isSubset(of: $0.keys) })
             let pme = try #require(fund["pme"] as? [String: Any])
@@ -255,4 +256,75 @@ struct FundCLITests {
         let report = try runSentio(["fund", "Data/funds/events.csv", "--as-of", "2014-04-08", "--report", try temporaryFile("r.html", "")])
         #expect(report.status == 2)
     }
+
+    @Test("--view chooses the contract output; options that do not apply are usage errors (exit 2)")
+    func views() throws {
+        let base = ["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv"]
+        for (extra, words) in [
+            (["--view", "fund"], "--view fund needs --fund ID"),
+            (["--view", "documents"], "--view documents needs --fund ID"),
+            (["--fund", "NVP-III"], "--fund applies to --view fund and --view documents"),
+            (["--view", "crypto"], "--view crypto needs --holdings FILE"),
+            (["--view", "funds", "--format", "table"], "--format table is not available here"),
+            (["--format", "csv"], "--format csv is not available here"),
+            (["--view", "dashboard", "--holdings", "Data/funds/holdings.csv"], "--holdings needs prices"),
+            (["--holdings", "Data/funds/holdings.csv", "--prices", "Data/crypto"], "--holdings applies to --view crypto and --view dashboard"),
+            (["--view", "fund", "--fund", "NOPE"], "unknown fund 'NOPE' in --fund; the events have NVP-III, AEG-VII, KST-II, BRM-I"),
+        ] {
+            let run = try runSentio(base + extra)
+            #expect(run.status == 2 && run.stdout.isEmpty && run.stderr.contains(words), "\(extra): \(run.stderr)")
+        }
+        // Without metadata a contract view cannot fill `name`: an error naming the fund and field, not null.
+        let noMeta = try runSentio(["fund", "Data/funds/events.csv", "--view", "funds"])
+        #expect(noMeta.status == 2 && noMeta.stderr.contains("NVP-III: name: no metadata for the fund"))
+        // The default view is still the report (table, or Sentio's JSON report with --format json).
+        let table = try runSentio(base)
+        #expect(table.status == 0 && table.stdout.hasPrefix("Funds as of"))
+        let dashboard = try runSentio(base + ["--view", "dashboard"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(dashboard.stdout.utf8)) as? [String: Any])
+        #expect(dashboard.status == 0 && (object["cryptoHoldings"] as? [Any])?.isEmpty == true, "no --holdings: no holdings")
+    }
+
+    @Test("bad payment_date and url cells exit 2 naming file, line and field")
+    func badDocumentCells() throws {
+        let header = "fund_id,date,type,amount,due_date,status,payment_date,url\nF,2020-01-01,commitment,100,,,,\n"
+        let badDate = try runSentio(["fund", try temporaryFile("pd.csv", header + "F,2020-02-01,call,10,2020-02-15,,15/02/2020,\n")])
+        #expect(badDate.status == 2 && badDate.stderr.contains("pd.csv line 3, field 'payment_date': '15/02/2020' is not a date"), "\(badDate.stderr)")
+        let badURL = try runSentio(["fund", try temporaryFile("u.csv", header + "F,2020-02-01,call,10,,,,docs/call.pdf\n")])
+        #expect(badURL.status == 2 && badURL.stderr.contains("u.csv line 3, field 'url': 'docs/call.pdf' is not a url"), "\(badURL.stderr)")
+        let paidDate = try runSentio(["fund", try temporaryFile("pn.csv", "fund_id,date,type,amount,paid_date\nF,2020-01-01,commitment,100,\n")])
+        #expect(paidDate.status == 2 && paidDate.stderr.contains("pn.csv line 1, field 'paid_date': unknown column"), "\(paidDate.stderr)")
+    }
+
+    @Test("payment dates and urls survive --save and --db: the stored funds give the same documents")
+    func storeKeepsDocumentFields() throws {
+        let db = try temporaryDirectory("fund-docs").appendingPathComponent("s.sqlite").path
+        let saved = try runSentio(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv", "--save", "--db", db,
+            "--view", "fund", "--fund", "KST-II"])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let stored = try runSentio(["fund", "--db", db, "--view", "fund", "--fund", "KST-II"])
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(stored.stdout == saved.stdout)
+        #expect(stored.stdout.contains("https://docs.example.com/funds/KST-II/capital-call-001.pdf") && stored.stdout.contains("\"LATE\""))
+    }
+
+    @Test("holdings valued from the store's bars (--db) equal those valued from --prices; a symbol without prices is an error naming it")
+    func holdingsFromStore() throws {
+        let db = try temporaryDirectory("fund-holdings").appendingPathComponent("s.sqlite").path
+        #expect(try runSentio(["import", "Data/crypto", "--db", db]).status == 0)
+        #expect(try runSentio(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv", "--save", "--db", db]).status == 0)
+        let stored = try runSentio(["fund", "--db", db, "--view", "crypto", "--holdings", "Data/funds/holdings.csv"])
+        let files = try runSentio(["fund", "Data/funds/events.csv", "--view", "crypto", "--holdings", "Data/funds/holdings.csv",
+            "--prices", "Data/crypto/BTCUSD.csv,Data/crypto/ETHUSD.csv"])
+        #expect(stored.status == 0 && files.status == 0, "\(stored.stderr) \(files.stderr)")
+        #expect(stored.stdout == files.stdout && stored.stdout.contains("\"totalValue\""))
+        let holdings = try temporaryFile("h.csv", "symbol,name,amount\nBTCUSD,Bitcoin,1\nSOLUSD,Solana,3\n")
+        let missing = try runSentio(["fund", "Data/funds/events.csv", "--view", "crypto", "--holdings", holdings, "--prices", "Data/crypto"])
+        #expect(missing.status == 2 && missing.stdout.isEmpty)
+        #expect(missing.stderr.contains("h.csv line 3 (SOLUSD)") && missing.stderr.contains("no market series for SOLUSD"), "\(missing.stderr)")
+        let badHoldings = try runSentio(["fund", "Data/funds/events.csv", "--view", "crypto", "--holdings",
+            try temporaryFile("hb.csv", "symbol,name,amount\nBTCUSD,Bitcoin,-2\n"), "--prices", "Data/crypto"])
+        #expect(badHoldings.status == 2 && badHoldings.stderr.contains("hb.csv line 2, field 'amount'"), "\(badHoldings.stderr)")
+    }
 }
+

@@ -2,7 +2,7 @@
 
 Run with the pinned environment (Tests/Fixtures/requirements.txt: backtesting==0.6.6, TA-Lib==0.8.2):
 
-    /tmp/fxvenv/bin/python Tests/Fixtures/backtest/generate_backtest.py
+    bash Tests/Fixtures/regenerate.sh backtest     # interpreter: --python PYTHON or $PYTHON (see the script)
 
 Writes, beside this script:
 - goog_daily.csv            the GOOG bars (timestamp = UTC epoch seconds of the date, open, high, low, close, volume)

@@ -3,8 +3,7 @@ computed independently with pandas (and pyxirr for the XIRR) from the raw bars a
 
 Run with the pinned environment (requirements.txt beside this script):
 
-    python3 -m venv /tmp/dcafx && /tmp/dcafx/bin/pip install -r Tests/Fixtures/dca_fx/requirements.txt
-    /tmp/dcafx/bin/python Tests/Fixtures/dca_fx/generate_dca_fx.py
+    bash Tests/Fixtures/regenerate.sh dca_fx     # makes the venv; interpreter from --python PYTHON or $PYTHON
 
 Inputs beside this script: SPXL.csv (a USD-priced asset, copied from Data/market) and GBPUSD.csv (USD per GBP,
 copied from Data/fx; five bar dates have no rate). For each scenario it writes

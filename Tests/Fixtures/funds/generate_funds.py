@@ -1,6 +1,6 @@
 """Generates the fund-analytics golden fixtures with pyxirr 0.10.8 (pinned in ../requirements.txt).
 
-Run from the repository root:  /tmp/fxvenv/bin/python Tests/Fixtures/funds/generate_funds.py
+Run:  bash Tests/Fixtures/regenerate.sh funds   (makes the pinned venv; interpreter from --python or $PYTHON)
 
 Outputs (all in Tests/Fixtures/funds/):
 - xirr_flows.csv      series_id,date,amount: 200 seeded private-equity-like histories (calls, distributions,

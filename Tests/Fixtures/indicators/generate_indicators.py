@@ -5,8 +5,8 @@ Reference libraries (versions pinned in Tests/Fixtures/requirements.txt): TA-Lib
 pandas (rolling mean / std / volume ratio), statsmodels (RollingOLS). Input: the daily GOOG series
 shipped inside the `backtesting` package (backtesting.test.GOOG, 2004-08-19 .. 2013-03-01, 2148 bars).
 
-Regenerate from the repository root:
-    /tmp/fxvenv/bin/python Tests/Fixtures/indicators/generate_indicators.py
+Regenerate (makes the pinned venv; interpreter from --python or $PYTHON):
+    bash Tests/Fixtures/regenerate.sh indicators
 Numbers are written with '%.17g' so that they round-trip exactly; empty cell = not valid (NaN).
 """
 import os

@@ -5,8 +5,9 @@ GOOG series shipped with backtesting.py, as written to ../indicators/goog_ohlcv.
 volume ratio, and for every bar a statsmodels OLS fit on the trailing window of (features, forward log return)
 pairs whose targets are known, with the forecast's standard error from `get_prediction(...).se_mean`.
 
-Run from the repository root with the pinned requirements (Tests/Fixtures/requirements.txt):
-    /tmp/fxvenv/bin/python Tests/Fixtures/signals/generate_signals.py
+Run with the pinned requirements (Tests/Fixtures/requirements.txt; the script makes the venv, interpreter from
+--python or $PYTHON):
+    bash Tests/Fixtures/regenerate.sh signals
 Produced with numpy 2.4.6, pandas 3.1.1, scipy 1.17.1, TA-Lib 0.8.2, statsmodels 0.15.0.
 """
 import os
