@@ -48,7 +48,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SentioCLI",
-            dependencies: ["Sentio", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Sentio", "SentioLive", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         .target(name: "SentioTestSupport", dependencies: ["SentioCore"], path: "Tests/SentioTestSupport"),
