@@ -20,6 +20,8 @@ enum Schema {
         ("v1-market-data", 1, version1, nil),
         ("v2-runs-signals-funds", 2, version2, nil),
         ("v3-block-checksums", 3, version3, SentioDatabase.checksumExistingBlocks),
+        // Schema version 5 once "v4-instrument-names" (another branch) is merged before it; 4 until then.
+        ("v5-live-journal", 4, SentioDatabase.liveJournalSchema, nil),
     ]
 
     /// The first schema version whose `bar_blocks` rows carry a checksum.
