@@ -38,6 +38,7 @@ let package = Package(
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
         .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds"]),
+        .target(name: "SentioLive", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioAPI"]),
         .target(
             name: "Sentio",
             dependencies: [
@@ -62,6 +63,7 @@ let package = Package(
         .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
         .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),
         .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioTestSupport"]),
+        .testTarget(name: "SentioLiveTests", dependencies: ["SentioLive", "SentioBacktest", "SentioSignals", "SentioAPI", "SentioTestSupport"]),
         .testTarget(
             name: "SentioAPITests",
             dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport"],
