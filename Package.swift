@@ -38,7 +38,7 @@ let package = Package(
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
         .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds"]),
-        .target(name: "SentioLive", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioAPI"]),
+        .target(name: "SentioLive", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioAPI", "SentioData", "SentioStore"]),
         .target(
             name: "Sentio",
             dependencies: [
@@ -48,7 +48,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SentioCLI",
-            dependencies: ["Sentio", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Sentio", "SentioAPI", "SentioLive", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         .target(name: "SentioTestSupport", dependencies: ["SentioCore"], path: "Tests/SentioTestSupport"),

@@ -70,29 +70,30 @@ public struct LiveJournalEvent: Sendable, Equatable {
     public var json: String
 }
 
-/// The work of one group commit: inputs, the events they caused, optionally a snapshot; written in one transaction.
+/// The work of one group commit: inputs, events, optionally a snapshot; written in one transaction.
 public struct LiveJournalBatch: Sendable {
     var inputs: [LiveJournalInput] = []
-    /// `(index into inputs + 1 of the latest input when emitted (0: none of this batch), type, json)`.
-    var events: [(inputOffset: Int, type: String, json: String)] = []
-    var snapshot: (inputOffset: Int, state: Data)?
+    var events: [(inputSeq: Int64, type: String, json: String)] = []
+    var snapshot: (inputSeq: Int64, state: Data)?
 
     public init() {}
 
     public var isEmpty: Bool { inputs.isEmpty && events.isEmpty && snapshot == nil }
     public var inputCount: Int { inputs.count }
     public var eventCount: Int { events.count }
+    public var hasSnapshot: Bool { snapshot != nil }
 
-    /// Adds an accepted input; returns the sequence number it will have, given the journal's current last one.
+    /// Adds an accepted input; it gets the sequence number after the journal's last one and this batch's earlier
+    /// inputs.
     public mutating func append(_ input: LiveJournalInput) { inputs.append(input) }
 
-    /// Adds an event emitted after the inputs appended so far.
-    public mutating func appendEvent(type: String, json: String) {
-        events.append((inputs.count, type, json))
+    /// Adds an event (JSON text) emitted when `inputSeq` was the latest applied input (0: none).
+    public mutating func appendEvent(type: String, json: String, inputSeq: Int64) {
+        events.append((inputSeq, type, json))
     }
 
-    /// Adds a snapshot of the engine state after the inputs appended so far.
-    public mutating func setSnapshot(_ state: Data) { snapshot = (inputs.count, state) }
+    /// Adds a snapshot of the engine state after inputs `1...inputSeq`.
+    public mutating func setSnapshot(_ state: Data, coveringInput inputSeq: Int64) { snapshot = (inputSeq, state) }
 
     /// The bar of `symbol` at `timestamp` among this batch's inputs (not yet committed), if any.
     public func pendingBar(symbol: String, timestamp: Int64) -> Bar? {
@@ -308,14 +309,12 @@ public final class LiveJournal {
                         sql: "INSERT INTO live_events (seq, input_seq, type, event_json) VALUES (?, ?, ?, ?)")
                     var eventSeq = lastEventSeq + 1
                     for event in batchCopy.events {
-                        try insertEvent.execute(arguments: [
-                            eventSeq, firstSeq - 1 + Int64(event.inputOffset), event.type, event.json,
-                        ])
+                        try insertEvent.execute(arguments: [eventSeq, event.inputSeq, event.type, event.json])
                         eventSeq += 1
                     }
                 }
                 if let snapshot = batchCopy.snapshot {
-                    let covered = firstSeq - 1 + Int64(snapshot.inputOffset)
+                    let covered = snapshot.inputSeq
                     try db.execute(
                         sql: """
                             INSERT INTO live_snapshots (input_seq, state, created_at) VALUES (?, ?, ?)
