@@ -79,6 +79,15 @@ public final class JournaledLiveSession {
     /// Inputs replayed when the session was opened (the tail after the snapshot; all inputs after a reset).
     public private(set) var replayedInputs = 0
 
+    /// What happened to the bars and lines fed since the session was opened.
+    public struct Counts: Sendable, Equatable {
+        public var accepted = 0
+        public var duplicates = 0
+        public var rejected = 0
+    }
+
+    public private(set) var counts = Counts()
+
     private var batch = LiveJournalBatch()
     private var output: [LiveEvent] = []
     private var inputsSinceSnapshot = 0
@@ -86,6 +95,22 @@ public final class JournaledLiveSession {
     private var lastAccepted: [String: Int64] = [:]
     /// The latest input applied to the session (replayed, or accepted into the open batch).
     private var appliedInputSeq: Int64 = 0
+
+    /// The setup stored in `database`, or `nil` when it holds no live session.
+    ///
+    /// - Throws: ``LiveJournalError/damaged(path:detail:)`` when it cannot be read, `StoreError`.
+    public static func storedSetup(in database: SentioDatabase) throws -> LiveSessionSetup? {
+        guard let json = try LiveJournal(database: database).configurationJSON() else { return nil }
+        return try decodeSetup(json, path: database.path)
+    }
+
+    static func decodeSetup(_ json: String, path: String) throws -> LiveSessionSetup {
+        do {
+            return try JSONDecoder().decode(LiveSessionSetup.self, from: Data(json.utf8))
+        } catch {
+            throw LiveJournalError.damaged(path: path, detail: "its stored configuration cannot be read (\(error))")
+        }
+    }
 
     /// Opens the session stored in `database`, or starts one.
     ///
@@ -104,13 +129,7 @@ public final class JournaledLiveSession {
         self.journal = journal
         self.snapshotInterval = snapshotInterval
         var stored: LiveSessionSetup?
-        if let json = try journal.configurationJSON() {
-            do {
-                stored = try JSONDecoder().decode(LiveSessionSetup.self, from: Data(json.utf8))
-            } catch {
-                throw LiveJournalError.damaged(path: database.path, detail: "its stored configuration cannot be read (\(error))")
-            }
-        }
+        if let json = try journal.configurationJSON() { stored = try Self.decodeSetup(json, path: database.path) }
         guard let chosen = setup ?? stored else { throw LiveJournalError.noSession(path: database.path) }
         if let stored, !reset {
             let differences = chosen.differences(from: stored)
@@ -210,6 +229,7 @@ public final class JournaledLiveSession {
                 rejection.line = line
                 event = .rejected(rejection)
             }
+            if case .rejected = event { counts.rejected += 1 }
             if Self.isJournaled(event) {
                 batch.appendEvent(type: event.type, json: try APIJSON.encodeLine(event), inputSeq: appliedInputSeq)
             }
@@ -226,7 +246,10 @@ public final class JournaledLiveSession {
             let existing = try batch.pendingBar(symbol: symbol, timestamp: bar.timestamp)
                 ?? journal.storedBar(symbol: symbol, timestamp: bar.timestamp)
             if let existing {
-                if existing == bar { return }  // a duplicate: a no-op
+                if existing == bar {  // a duplicate: a no-op
+                    counts.duplicates += 1
+                    return
+                }
                 let rejection = LiveBarRejection.conflicting(
                     existing: LiveBar(
                         symbol: symbol, timestamp: existing.timestamp, open: existing.open, high: existing.high,
@@ -243,6 +266,11 @@ public final class JournaledLiveSession {
             LiveBar(
                 symbol: symbol, timestamp: bar.timestamp, open: bar.open, high: bar.high, low: bar.low, close: bar.close,
                 volume: bar.volume))
+        switch outcome {
+        case .accepted: counts.accepted += 1
+        case .duplicate: counts.duplicates += 1
+        case .rejected: break
+        }
         if case .accepted = outcome {
             batch.append(.bar(symbol: symbol, bar: bar))
             appliedInputSeq = nextInputSeq - 1
