@@ -41,6 +41,9 @@ struct LiveBenchCommand: ParsableCommand {
     @Flag(name: .customLong("journal-only"), help: "Time the store alone (no engine).")
     var journalOnly = false
 
+    @Flag(name: .customLong("no-publish"), help: "Do not encode the published events (signal updates, equity marks...) as the command does for its output; journaled events are encoded either way.")
+    var noPublish = false
+
     @Option(help: ArgumentHelp("Directory for the benchmark's store files (default: a temporary directory).", valueName: "DIR"))
     var directory: String?
 
@@ -87,11 +90,13 @@ struct LiveBenchCommand: ParsableCommand {
             for (k, item) in feed.enumerated() {
                 try live.ingest(item)
                 if (k + 1) % batch == 0 {
-                    for event in try live.commit() { output += try APIJSON.encodeLine(event).utf8.count }
+                    let events = try live.commit()
+                    if !noPublish { for event in events { output += try APIJSON.encodeLine(event).utf8.count } }
                 }
             }
             // Killed here: no finish(), so the restart below replays the longest tail since the last snapshot.
-            for event in try live.commit() { output += try APIJSON.encodeLine(event).utf8.count }
+            let events = try live.commit()
+            if !noPublish { for event in events { output += try APIJSON.encodeLine(event).utf8.count } }
         }
         let seconds = Self.seconds(clock.now - started)
         let cpu = Self.cpuSeconds() - cpuStarted
