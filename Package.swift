@@ -29,6 +29,7 @@ let package = Package(
         .target(name: "SentioData", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioIndicators", dependencies: ["SentioCore"]),
         .target(name: "SentioSignals", dependencies: ["SentioCore", "SentioIndicators"]),
+        .target(name: "SentioLive", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioAPI", "SentioData", "SentioStore"]),
         .target(name: "SentioFunds", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioSavings", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioBacktest", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioFunds"]),
@@ -38,7 +39,6 @@ let package = Package(
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
         .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds"]),
-        .target(name: "SentioLive", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioAPI", "SentioData", "SentioStore"]),
         .target(
             name: "Sentio",
             dependencies: [
@@ -60,10 +60,10 @@ let package = Package(
         .testTarget(name: "SentioFundsTests", dependencies: ["SentioFunds", "SentioTestSupport"]),
         .testTarget(name: "SentioSavingsTests", dependencies: ["SentioSavings", "SentioTestSupport"]),
         .testTarget(name: "SentioBacktestTests", dependencies: ["SentioBacktest", "SentioData", "SentioTestSupport"]),
+        .testTarget(name: "SentioLiveTests", dependencies: ["SentioLive", "SentioBacktest", "SentioSignals", "SentioAPI", "SentioTestSupport"]),
         .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
         .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),
         .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioTestSupport"]),
-        .testTarget(name: "SentioLiveTests", dependencies: ["SentioLive", "SentioBacktest", "SentioSignals", "SentioAPI", "SentioTestSupport"]),
         .testTarget(
             name: "SentioAPITests",
             dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport"],

@@ -118,8 +118,10 @@ private struct MarketReplay: ~Copyable {
     mutating func simulate<S: Strategy>(_ strategy: inout S) {
         let stepCount = market.timeline.count
         let symbolCount = core.symbolCount
+        // Locals: passing the stored columns to each step would retain and release their arrays every step.
+        let columns = self.columns, timeline = market.timeline, times = self.times, counts = self.counts
         for step in 0..<stepCount {
-            let time = market.timeline[step]
+            let time = timeline[step]
             // With aligned data (every symbol has every timeline step) each symbol has a bar at each step
             // and the timestamp comparison, a memory stream per symbol, is skipped.
             if !aligned {
@@ -178,6 +180,55 @@ struct Slots<Element> {
     }
 }
 
+/// A growable buffer owned by the simulation core and freed by its `deinit`: appends need no uniqueness
+/// check (trivial elements only).
+struct Curve<Element> {
+    var base: UnsafeMutablePointer<Element>
+    var count = 0
+    var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = Swift.max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    @inline(__always)
+    mutating func append(_ x: Element) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: x)
+        count += 1
+    }
+
+    @inline(never)
+    mutating func grow() {
+        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity *= 2
+    }
+
+    @inline(__always)
+    subscript(i: Int) -> Element {
+        precondition(i >= 0 && i < count, "curve index out of range")
+        return base[i]
+    }
+
+    var array: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// Replaces the contents with `values`.
+    mutating func replace(with values: [Element]) {
+        base.deinitialize(count: count)
+        count = 0
+        for x in values { append(x) }
+    }
+
+    func free() {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+}
+
 /// The simulation state and the one implementation of the fill rules: one slot per symbol in contiguous
 /// arrays, preallocated; ``step(_:time:bars:strategy:)`` processes one timestamp for all symbols and does not
 /// allocate except to append to the order and trade logs and the per-step curves.
@@ -227,10 +278,10 @@ struct SimulationCore: ~Copyable {
     let pendingAmount: Slots<Double>
 
     // Outputs: one entry per completed step, and the logs.
-    var equityCurve: [Double] = []
-    var cashCurve: [Double] = []
-    var contributions: [Double] = []
-    var exposed: [Bool] = []
+    var equityCurve: Curve<Double>
+    var cashCurve: Curve<Double>
+    var contributions: Curve<Double>
+    var exposed: Curve<Bool>
     var stepContribution = 0.0
     var trades: [ClosedTrade] = []
     var orders: [OrderRecord] = []
@@ -268,10 +319,10 @@ struct SimulationCore: ~Copyable {
         pendingStopPercent = Slots(repeating: .nan, count: symbolCount)
         pendingTargetPercent = Slots(repeating: .nan, count: symbolCount)
         pendingAmount = Slots(repeating: 0, count: symbolCount)
-        equityCurve.reserveCapacity(stepCapacity)
-        cashCurve.reserveCapacity(stepCapacity)
-        contributions.reserveCapacity(stepCapacity)
-        exposed.reserveCapacity(stepCapacity)
+        equityCurve = Curve(capacity: stepCapacity)
+        cashCurve = Curve(capacity: stepCapacity)
+        contributions = Curve(capacity: stepCapacity)
+        exposed = Curve(capacity: stepCapacity)
     }
 
     deinit {
@@ -295,6 +346,10 @@ struct SimulationCore: ~Copyable {
         pendingStopPercent.free()
         pendingTargetPercent.free()
         pendingAmount.free()
+        equityCurve.free()
+        cashCurve.free()
+        contributions.free()
+        exposed.free()
     }
 
     /// Cash plus every position at its last close.
@@ -392,7 +447,15 @@ struct SimulationCore: ~Copyable {
     }
 
     /// Turns a decision into a pending order; returns whether cash changed (a deposit).
+    @inline(__always)
     mutating func record(_ decision: Decision, symbol s: Int, step: Int) -> Bool {
+        if case .hold = decision { return false }
+        return recordOrder(decision, symbol: s, step: step)
+    }
+
+    /// ``record(_:symbol:step:)`` for anything but `.hold` (rare: kept out of the step loop).
+    @inline(never)
+    mutating func recordOrder(_ decision: Decision, symbol s: Int, step: Int) -> Bool {
         switch decision {
         case .hold:
             return false
@@ -585,8 +648,8 @@ struct SimulationCore: ~Copyable {
         }
         return BacktestResult(
             configuration: configuration, strategyName: strategyName, symbols: symbols,
-            timestamps: timestamps, equity: equityCurve, cash: cashCurve, contributions: contributions,
-            exposed: exposed, trades: trades, openPositions: open, orders: (orders + extraOrders).sorted { $0.id < $1.id },
+            timestamps: timestamps, equity: equityCurve.array, cash: cashCurve.array, contributions: contributions.array,
+            exposed: exposed.array, trades: trades, openPositions: open, orders: (orders + extraOrders).sorted { $0.id < $1.id },
             commissionsPaid: commissionsPaid)
     }
 }

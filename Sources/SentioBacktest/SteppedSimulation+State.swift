@@ -60,8 +60,8 @@ extension SimulationCore {
             pendingDecisionClose: bits(self.pendingDecisionClose), pendingStopPercent: bits(self.pendingStopPercent),
             pendingTargetPercent: bits(self.pendingTargetPercent), pendingAmount: bits(self.pendingAmount),
             barOpen: bits(bars.opens), barHigh: bits(bars.highs), barLow: bits(bars.lows), barClose: bits(bars.closes),
-            timestamps: timestamps, equity: bits(self.equityCurve), cashCurve: bits(self.cashCurve),
-            contributions: bits(self.contributions), exposed: self.exposed,
+            timestamps: timestamps, equity: bits(self.equityCurve.array), cashCurve: bits(self.cashCurve.array),
+            contributions: bits(self.contributions.array), exposed: self.exposed.array,
             trades: self.trades.map {
                 .init(symbolIndex: $0.symbolIndex, entryStep: $0.entryStep, exitStep: $0.exitStep, entryBar: $0.entryBar,
                       exitBar: $0.exitBar, entryTime: $0.entryTime, exitTime: $0.exitTime,
@@ -145,10 +145,10 @@ extension SteppedSimulation {
         bars.lows.assign(doubles(state.barLow))
         bars.closes.assign(doubles(state.barClose))
         timestamps = state.timestamps
-        core.equityCurve = doubles(state.equity)
-        core.cashCurve = doubles(state.cashCurve)
-        core.contributions = doubles(state.contributions)
-        core.exposed = state.exposed
+        core.equityCurve.replace(with: doubles(state.equity))
+        core.cashCurve.replace(with: doubles(state.cashCurve))
+        core.contributions.replace(with: doubles(state.contributions))
+        core.exposed.replace(with: state.exposed)
         for t in state.trades where !(0..<n).contains(t.symbolIndex) {
             throw BacktestError("a trade of the simulation state names symbol number \(t.symbolIndex) of \(n)")
         }

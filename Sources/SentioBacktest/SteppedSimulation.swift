@@ -234,11 +234,12 @@ public final class SteppedSimulation {
     public var orders: [OrderRecord] { core.orders }
     /// The closed trades so far, in exit order.
     public var trades: [ClosedTrade] { core.trades }
-    /// The equity of each completed step.
-    public var equityCurve: [Double] { core.equityCurve }
-    public var cashCurve: [Double] { core.cashCurve }
-    /// Deposits of each completed step.
-    public var contributionCurve: [Double] { core.contributions }
+    /// The equity (cash + positions at their last close) at the close of completed step `step`.
+    public func equity(atStep step: Int) -> Double { core.equityCurve[step] }
+    /// The cash at the close of completed step `step`.
+    public func cash(atStep step: Int) -> Double { core.cashCurve[step] }
+    /// The deposits made at completed step `step`.
+    public func contribution(atStep step: Int) -> Double { core.contributions[step] }
     public var cash: Double { core.cash }
     public var openPositionCount: Int { core.openCount }
 

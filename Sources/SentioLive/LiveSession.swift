@@ -319,8 +319,8 @@ public final class LiveSession {
                 }
             case let .equity(step, openPositions):
                 out.append(.equity(LiveEquityEvent(
-                    timestamp: APITimestamp(epochSeconds: simulation.timestamps[step]), equity: simulation.equityCurve[step],
-                    cash: simulation.cashCurve[step], contributions: simulation.contributionCurve[step],
+                    timestamp: APITimestamp(epochSeconds: simulation.timestamps[step]), equity: simulation.equity(atStep: step),
+                    cash: simulation.cash(atStep: step), contributions: simulation.contribution(atStep: step),
                     openPositions: openPositions)))
             case let .barRejected(bar, reason):
                 var field: String?

@@ -187,5 +187,12 @@ func restart(_ session: LiveSession) throws -> LiveSession {
         let placed = events.compactMap { if case .order(let o) = $0 { o.id } else { nil } }
         #expect(placed.sorted() == expected.orders.map(\.id), "one order event per order")
         for e in events { _ = try APIJSON.encode(e) }
+
+        // The apps' views: the same contracts as the backtest's and the signal model's on the same data (or the
+        // same refusal, e.g. nothing invested).
+        #expect((try? session.portfolio()) == (try? BacktestContracts.portfolio(expected)))
+        #expect((try? session.tradeHistory()) == (try? BacktestContracts.tradeHistory(expected)))
+        let latest = try SignalModel.latest(series, config: configuration.signalModel)
+        #expect((try? session.signals()) == (try? SignalContracts.response(latest, config: configuration.signalModel)))
     }
 }
