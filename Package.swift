@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "SentioData", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioIndicators", dependencies: ["SentioCore"]),
         .target(name: "SentioSignals", dependencies: ["SentioCore", "SentioIndicators"]),
-        .target(name: "SentioLive", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioAPI"]),
+        .target(name: "SentioLive", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioAPI", "SentioData", "SentioStore"]),
         .target(name: "SentioFunds", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioSavings", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioBacktest", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals"]),
@@ -50,7 +50,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SentioCLI",
-            dependencies: ["Sentio", "SentioAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Sentio", "SentioAPI", "SentioLive", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Benchmark and test machinery kept out of the user's `sentio` (malloc-hook allocation counter, synthetic writers).
         .executableTarget(

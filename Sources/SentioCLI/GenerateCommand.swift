@@ -4,7 +4,8 @@ import Sentio
 
 extension BarFrequency: ExpressibleByArgument {}
 
-/// `sentio generate`: writes a deterministic synthetic market of leveraged ETF pairs as CSV files.
+/// `sentio generate`: writes a deterministic synthetic market of leveraged ETF pairs as CSV files or as one NDJSON
+/// feed in timeline order.
 struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
@@ -17,6 +18,7 @@ struct GenerateCommand: ParsableCommand {
             (prices with 4 decimals, integer volumes), each file atomically. Same options and seed give the same bytes.
             Daily bars: business days (no holidays), dated YYYY-MM-DD. Minute bars: 390 per day, 09:30-15:59 \
             exchange time written as UTC (YYYY-MM-DDTHH:MM:SSZ).
+            --format ndjson: one feed instead of files, one bar per line             ({"symbol","timestamp","open","high","low","close","volume"}), in timeline order (by timestamp, then in             universe order), to standard output or to --out FILE; ready for `sentio live`.
             """
     )
 
@@ -38,10 +40,15 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("First trading date, YYYY-MM-DD (a weekend moves to the next Monday).", valueName: "DATE"))
     var start: String = "2023-01-02"
 
-    @Option(help: ArgumentHelp("Output directory (created if missing; existing SYMBOL.csv files are replaced).", valueName: "DIR"))
-    var out: String
+    @Option(help: ArgumentHelp("Output: csv (a SYMBOL.csv file per symbol) or ndjson (one feed in timeline order).", valueName: "FORMAT"))
+    var format: OutputFormat = .csv
+
+    @Option(help: ArgumentHelp("Output directory for csv (created if missing; existing SYMBOL.csv files are replaced); output file for ndjson (default: standard output).", valueName: "PATH"))
+    var out: String?
 
     func validate() throws {
+        try format.require([.csv, .ndjson])
+        if format == .csv && out == nil { throw ValidationError("--out DIR is required with --format csv") }
         _ = try makeConfig()
     }
 
@@ -75,6 +82,17 @@ struct GenerateCommand: ParsableCommand {
 
     func run() throws {
         let generator = try MarketGenerator(config: try makeConfig())
+        if format == .ndjson {
+            let series = generator.generate()
+            if let out {
+                try NDJSONBars.writeTimeline(series, to: out)
+                printError("wrote \(series.count * bars) bars of \(series.count) symbols in timeline order to \(out)")
+            } else {
+                try NDJSONBars.writeTimelineToStandardOutput(series)
+            }
+            return
+        }
+        guard let out else { throw ValidationError("--out DIR is required with --format csv") }
         let paths = try generator.write(to: out)
         let first = generator.firstTradingDate
         print("wrote \(paths.count) files, \(bars) \(freq.rawValue) bars each from \(first), seed \(seed), to \(out)")

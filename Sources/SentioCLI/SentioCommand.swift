@@ -32,6 +32,7 @@ struct SentioCommand: ParsableCommand {
             ImportCommand.self,
             RunsCommand.self,
             BenchCommand.self,
+            LiveCommand.self,
         ],
         defaultSubcommand: BacktestCommand.self
     )

@@ -320,19 +320,9 @@ public enum OHLCVReader {
                         guard let volume = finiteNumber(b, s[volumeColumn], e[volumeColumn], n) else {
                             throw numberError(buffer, s[volumeColumn], e[volumeColumn], file: file, line: line, field: fieldNames[5])
                         }
-                        if !(open > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[1], value: open) }
-                        if !(high > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[2], value: high) }
-                        if !(low > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[3], value: low) }
-                        if !(close > 0) { throw .nonPositivePrice(file: file, line: line, field: fieldNames[4], value: close) }
-                        if high < low { throw .highBelowLow(file: file, line: line, high: high, low: low) }
-                        let maxOpenClose = max(open, close), minOpenClose = min(open, close)
-                        if high < maxOpenClose {
-                            throw .highBelowOpenClose(file: file, line: line, high: high, maxOpenClose: maxOpenClose)
-                        }
-                        if low > minOpenClose {
-                            throw .lowAboveOpenClose(file: file, line: line, low: low, minOpenClose: minOpenClose)
-                        }
-                        if volume < 0 { throw .negativeVolume(file: file, line: line, field: fieldNames[5], value: volume) }
+                        try checkBarValues(
+                            open: open, high: high, low: low, close: close, volume: volume, file: file, line: line,
+                            fieldNames: fieldNames)
                         if lenient {
                             candidateLines.append(line)
                             candidateCells.append((s[timestampColumn], e[timestampColumn]))

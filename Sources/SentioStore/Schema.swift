@@ -20,6 +20,7 @@ enum Schema {
         ("v1-market-data", 1, version1, nil),
         ("v2-runs-signals-funds", 2, version2, nil),
         ("v3-block-checksums", 3, version3, SentioDatabase.checksumExistingBlocks),
+        ("v4-live-journal", 4, SentioDatabase.liveJournalSchema, nil),
     ]
 
     /// The first schema version whose `bar_blocks` rows carry a checksum.

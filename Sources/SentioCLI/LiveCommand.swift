@@ -1,0 +1,515 @@
+import ArgumentParser
+import Foundation
+import Sentio
+import SentioAPI
+import SentioLive
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `sentio live`: live paper trading, journaled in a Sentio store (`run`, the default), and `live show`.
+struct LiveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "live",
+        abstract: "Live paper trading: the backtest's simulator fed bar by bar, journaled in a store.",
+        discussion: """
+            `sentio live --db FILE --symbols LIST [strategy options]` reads bars as NDJSON from standard input, \
+            one per line ({"symbol","timestamp","open","high","low","close","volume"}, as `sentio generate \
+            --format ndjson` writes), until end of input, and writes the session's events as NDJSON to standard \
+            output: signal_update, order, fill, rejected, equity (each object's "type").
+            `sentio live show portfolio|signals|trades|snapshot --db FILE` prints the session as the apps see it.
+            """,
+        subcommands: [LiveRunCommand.self, LiveShowCommand.self, LiveBenchCommand.self],
+        defaultSubcommand: LiveRunCommand.self
+    )
+}
+
+// MARK: - Options
+
+/// The strategy, capital, cost, sizing and fill options, spelled and defaulted as `sentio backtest` spells them.
+/// (Defined here because the backtest command declares its own inline; to be unified with it.)
+struct LiveStrategyOptions: ParsableArguments {
+    enum Name: String, ExpressibleByArgument, CaseIterable {
+        case sentio, rsi, buyAndHold = "buy-and-hold", dca
+    }
+
+    enum Sizing: String, ExpressibleByArgument, CaseIterable {
+        case allIn = "all-in", equalWeight = "equal-weight", fraction
+    }
+
+    @Option(help: ArgumentHelp("Strategy: sentio (the signal model), rsi, buy-and-hold or dca.", valueName: "NAME"))
+    var strategy: Name = .sentio
+
+    @Option(help: ArgumentHelp("Initial capital in currency (default: 100000; not with dca, which starts at 0 and deposits).", valueName: "AMOUNT"))
+    var capital: Double?
+
+    @Option(help: ArgumentHelp("Commission charged at entry and at exit (fraction of notional, 0.001 = 0.1%).", valueName: "RATE"))
+    var commission: Double = 0.001
+
+    @Option(help: ArgumentHelp("Fixed fee per filled order, in currency.", valueName: "AMOUNT"))
+    var fee: Double = 0
+
+    @Option(name: .customLong("slippage-bps"), help: ArgumentHelp("Slippage against the trader, in basis points of the price (1 bps = 0.01%).", valueName: "BPS"))
+    var slippageBps: Double = 0
+
+    @Option(help: ArgumentHelp("Fill: next-open (decided at the close, filled at the next open) or close (same bar's close; look-ahead-prone).", valueName: "MODE"))
+    var fill: FillTiming = .nextOpen
+
+    @Option(help: ArgumentHelp("Sizing: all-in, equal-weight or fraction (default: all-in for one symbol, equal-weight for several).", valueName: "RULE"))
+    var sizing: Sizing?
+
+    @Option(name: .customLong("max-positions"), help: ArgumentHelp("Equal-weight: most positions held at once, each gets equity/N (default: number of symbols).", valueName: "N"))
+    var maxPositions: Int?
+
+    @Option(help: ArgumentHelp("Fraction sizing: share of equity per new position (fraction in (0, 1], 0.25 = 25%).", valueName: "F"))
+    var fraction: Double?
+
+    @Flag(help: "Allow fractional shares (default: whole shares).")
+    var fractional = false
+
+    @Option(name: .customLong("stop-loss"), help: ArgumentHelp("Stop-loss below the decision close (percent, 5 = 5%; default: none; sentio uses the signal's).", valueName: "PCT"))
+    var stopLoss: Double?
+
+    @Option(name: .customLong("take-profit"), help: ArgumentHelp("Take-profit above the decision close (percent, 10 = 10%; default: none; sentio uses the signal's).", valueName: "PCT"))
+    var takeProfit: Double?
+
+    @Option(name: .customLong("rsi-period"), help: ArgumentHelp("rsi: RSI period in bars (default: 14).", valueName: "N"))
+    var rsiPeriod: Int?
+
+    @Option(name: .customLong("rsi-lower"), help: ArgumentHelp("rsi: buy when RSI (0 to 100) is below this (default: 30).", valueName: "X"))
+    var rsiLower: Double?
+
+    @Option(name: .customLong("rsi-upper"), help: ArgumentHelp("rsi: sell when RSI (0 to 100) is above this (default: 70).", valueName: "X"))
+    var rsiUpper: Double?
+
+    @Option(help: ArgumentHelp("dca: amount deposited and invested each period, split equally over the symbols, in currency (default: 1000).", valueName: "A"))
+    var amount: Double?
+
+    @Option(help: ArgumentHelp("dca: investing period, week or month (default: month).", valueName: "PERIOD"))
+    var every: ContributionPeriod?
+
+    func validate() throws {
+        if let c = capital, !(c > 0 && c.isFinite) { throw ValidationError("--capital must be a positive amount, got \(c)") }
+        if !(commission >= 0 && commission < 1) { throw ValidationError("--commission must be a rate in [0, 1), got \(commission)") }
+        if !(fee >= 0 && fee.isFinite) { throw ValidationError("--fee must be >= 0, got \(fee)") }
+        if !(slippageBps >= 0 && slippageBps < 10_000) { throw ValidationError("--slippage-bps must be in [0, 10000), got \(slippageBps)") }
+        if let n = maxPositions, n < 1 { throw ValidationError("--max-positions must be at least 1, got \(n)") }
+        if let f = fraction, !(f > 0 && f <= 1) { throw ValidationError("--fraction must be in (0, 1], got \(f)") }
+        if let s = stopLoss, !(s > 0 && s < 100) { throw ValidationError("--stop-loss must be a percent in (0, 100), got \(s)") }
+        if let t = takeProfit, !(t > 0 && t.isFinite) { throw ValidationError("--take-profit must be a positive percent, got \(t)") }
+        if maxPositions != nil && sizing != nil && sizing != .equalWeight {
+            throw ValidationError("--max-positions applies to --sizing equal-weight only")
+        }
+        if fraction != nil && sizing != .fraction { throw ValidationError("--fraction needs --sizing fraction") }
+        if sizing == .fraction && fraction == nil { throw ValidationError("--sizing fraction needs --fraction F") }
+        if strategy != .rsi && (rsiPeriod != nil || rsiLower != nil || rsiUpper != nil) {
+            throw ValidationError("--rsi-period, --rsi-lower and --rsi-upper apply to --strategy rsi only")
+        }
+        if let p = rsiPeriod, p < 1 { throw ValidationError("--rsi-period must be at least 1, got \(p)") }
+        let lower = rsiLower ?? 30, upper = rsiUpper ?? 70
+        if !(0 <= lower && lower < upper && upper <= 100) {
+            throw ValidationError("--rsi-lower must be below --rsi-upper, both in [0, 100]; got \(lower) and \(upper)")
+        }
+        if strategy != .dca && (amount != nil || every != nil) {
+            throw ValidationError("--amount and --every apply to --strategy dca only")
+        }
+        if let a = amount, !(a > 0 && a.isFinite) { throw ValidationError("--amount must be a positive amount, got \(a)") }
+        if strategy == .dca {
+            if capital != nil { throw ValidationError("--capital conflicts with --strategy dca: DCA starts with no cash and deposits --amount each period") }
+            if stopLoss != nil || takeProfit != nil { throw ValidationError("--stop-loss and --take-profit do not apply to --strategy dca (it never sells)") }
+        }
+    }
+
+    /// The session configuration these options describe for a universe of `symbolCount` symbols (the backtest's
+    /// defaults: sizing all-in for one symbol, equal-weight over all symbols for several).
+    func configuration(symbolCount: Int) -> LiveConfiguration {
+        let resolvedSizing: PositionSizing
+        switch sizing ?? (symbolCount > 1 || maxPositions != nil ? .equalWeight : .allIn) {
+        case .allIn: resolvedSizing = .allIn
+        case .equalWeight: resolvedSizing = .equalWeight(maxPositions: maxPositions ?? symbolCount)
+        case .fraction: resolvedSizing = .fractionOfEquity(fraction ?? 1)
+        }
+        let backtest = BacktestConfiguration(
+            initialCapital: strategy == .dca ? 0 : (capital ?? 100_000),
+            fill: fill,
+            costs: TradingCosts(commissionRate: commission, feePerOrder: fee, slippageBasisPoints: slippageBps),
+            sizing: resolvedSizing,
+            fractionalShares: fractional,
+            stopLossPercent: stopLoss,
+            takeProfitPercent: takeProfit,
+            stopReference: .decisionClose)
+        let liveStrategy: LiveStrategy
+        switch strategy {
+        case .sentio: liveStrategy = .sentio
+        case .rsi: liveStrategy = .rsi(period: rsiPeriod ?? 14, lower: rsiLower ?? 30, upper: rsiUpper ?? 70)
+        case .buyAndHold: liveStrategy = .buyAndHold
+        case .dca: liveStrategy = .dca(amount: amount ?? 1_000, every: every ?? .month, symbols: nil)
+        }
+        return LiveConfiguration(strategy: liveStrategy, backtest: backtest, signalModel: SignalModelConfig())
+    }
+}
+
+// MARK: - sentio live (run)
+
+/// Set by SIGINT/SIGTERM; the input loops check it and exit cleanly (journal flushed, exit 0).
+nonisolated(unsafe) var liveStopRequested: sig_atomic_t = 0
+
+struct LiveRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the session: bars in (NDJSON on standard input, or --follow DIR), events out (NDJSON).",
+        discussion: """
+            Input: one bar per line, {"symbol","timestamp","open","high","low","close","volume"}; the timestamp \
+            in any form a CSV file may use (2024-01-02T14:31:00Z, 2024-01-02), the values JSON numbers, checked \
+            by the OHLCV reader's rules. A line that is not such a bar is a `rejected` event (reason \
+            malformed-line) naming its line number and field; reading goes on. Blank lines are skipped.
+            Bars: a duplicate of a journaled bar is a no-op; a bar with the same symbol and time but other values \
+            is rejected (conflicting-bar) and never replaces the journaled one; a bar older than the session's \
+            current step is rejected (late-bar).
+            Steps: the bars of one timestamp form a step; it completes when every symbol of the universe has \
+            delivered its bar, when a bar with a later timestamp arrives, or when --step-timeout seconds have \
+            passed since its first bar arrived (the symbols that did not deliver have no bar at that step, as \
+            in the backtest). At end of input a step still missing bars stays pending: the next run continues it.
+            Durability: every accepted bar, order, fill and rejection is committed to the store (SQLite WAL, \
+            synchronous=FULL: a committed batch survives a power loss) before its events are written. The bars \
+            of one read chunk are committed together (group commit). After a crash, run the same command again \
+            and re-send the feed from any earlier point: journaled bars are duplicates, and the session continues \
+            exactly where the journal ends.
+            Configuration: the first run stores the options with the session; later runs must give the same \
+            options (an error lists what differs) or --reset, which starts over with the new options and \
+            replays the journaled bars.
+            --follow DIR: instead of standard input, follows DIR's SYMBOL.csv files (one per symbol of the \
+            universe; rows appended by any downloader, read with the CSV reader's rules), polling every \
+            --poll-interval seconds, until SIGINT or SIGTERM; then the journal is flushed and the exit code is 0.
+            Exit codes: 0 success; 2 bad options, a different stored configuration, a damaged store; 1 internal error.
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @OptionGroup var selection: SymbolSelectionOptions
+
+    @OptionGroup var options: LiveStrategyOptions
+
+    @Flag(help: "Start the session over with these options: journaled events and snapshots are deleted, the journaled bars kept and replayed.")
+    var reset = false
+
+    @Option(name: .customLong("step-timeout"), help: ArgumentHelp("Seconds after a step's first bar after which it completes without the symbols still missing (0 = never).", valueName: "SECONDS"))
+    var stepTimeout: Double = 10
+
+    @Option(help: ArgumentHelp("Follow the per-symbol CSV files in DIR (appended rows) instead of reading standard input, until SIGINT/SIGTERM.", valueName: "DIR"))
+    var follow: String?
+
+    @Option(name: .customLong("poll-interval"), help: ArgumentHelp("With --follow: seconds between looks at the files.", valueName: "SECONDS"))
+    var pollInterval: Double = 0.5
+
+    @Option(name: .customLong("snapshot-interval"), help: ArgumentHelp("Journal a snapshot of the session every N accepted inputs (bounds the restart time).", valueName: "N"))
+    var snapshotInterval: Int = JournaledLiveSession.defaultSnapshotInterval
+
+    func validate() throws {
+        if !(stepTimeout >= 0 && stepTimeout.isFinite) { throw ValidationError("--step-timeout must be a number of seconds >= 0, got \(stepTimeout)") }
+        if !(pollInterval > 0 && pollInterval <= 3600) { throw ValidationError("--poll-interval must be in (0, 3600] seconds, got \(pollInterval)") }
+        if snapshotInterval < 1 { throw ValidationError("--snapshot-interval must be at least 1, got \(snapshotInterval)") }
+    }
+
+    func run() throws {
+        let database = try store.open(mode: .createIfMissing)
+        let universe = try selection.list()
+        var setup: LiveSessionSetup?
+        if let universe {
+            setup = LiveSessionSetup(configuration: options.configuration(symbolCount: universe.count), universe: universe)
+        } else if reset {
+            throw ValidationError("--reset needs --symbols LIST (the universe to start over with)")
+        } else {
+            // Continuing without --symbols: the stored universe, with the options given (compared with the stored ones).
+            let stored = try JournaledLiveSession.storedSetup(in: database)
+            guard let stored else {
+                throw ValidationError("--symbols LIST is required to start a session in \(database.path)")
+            }
+            setup = LiveSessionSetup(
+                configuration: options.configuration(symbolCount: stored.universe.count), universe: stored.universe)
+        }
+        let live = try JournaledLiveSession(
+            database: database, setup: setup, reset: reset, snapshotInterval: snapshotInterval)
+        signal(SIGINT) { _ in liveStopRequested = 1 }
+        signal(SIGTERM) { _ in liveStopRequested = 1 }
+        // A parent may have started us with these signals blocked (the mask is inherited): unblock them, or a
+        // SIGTERM would stay pending and the run would never stop.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
+        var output = LiveEventOutput()
+        var loop = LiveInputLoop(live: live, stepTimeout: stepTimeout, output: output)
+        if let follow {
+            try loop.follow(directory: follow, pollInterval: pollInterval)
+        } else {
+            try loop.readStandardInput()
+        }
+        output = loop.output
+        try output.publish(try live.finish())
+        let c = live.counts
+        printError(
+            "live: \(c.accepted) bars accepted, \(c.duplicates) duplicates, \(c.rejected) rejected; "
+                + "journal \(database.path) holds \(live.journal.lastInputSeq) inputs")
+    }
+}
+
+/// Writes events as NDJSON to standard output (one `write(2)` per group commit).
+struct LiveEventOutput {
+    private var bytes: [UInt8] = []
+
+    mutating func publish(_ events: [LiveEvent]) throws {
+        if events.isEmpty { return }
+        bytes.removeAll(keepingCapacity: true)
+        for event in events { bytes.append(contentsOf: try APIJSON.encodeLine(event).utf8) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw UsageError("cannot write events to standard output: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+    }
+}
+
+/// The input loops of `sentio live`: group commit per chunk, step timeout, clean stop on a signal.
+struct LiveInputLoop {
+    let live: JournaledLiveSession
+    let stepTimeout: Double
+    var output: LiveEventOutput
+    /// When the pending step (of time `pendingStep`) started collecting, on the monotonic clock.
+    private var pendingStep: Int64?
+    private var pendingSince = ContinuousClock.now
+
+    init(live: JournaledLiveSession, stepTimeout: Double, output: LiveEventOutput) {
+        self.live = live
+        self.stepTimeout = stepTimeout
+        self.output = output
+        pendingStep = live.session.pendingStepTime
+    }
+
+    /// Commits and publishes; notes when a new step started collecting.
+    private mutating func commitAndPublish() throws {
+        try output.publish(try live.commit())
+        let now = live.session.pendingStepTime
+        if now != pendingStep {
+            pendingStep = now
+            pendingSince = ContinuousClock.now
+        }
+    }
+
+    /// Seconds left before the pending step times out (`nil`: no step pending, or no timeout).
+    private var secondsUntilTimeout: Double? {
+        guard stepTimeout > 0, pendingStep != nil else { return nil }
+        let elapsed = ContinuousClock.now - pendingSince
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        return max(0, stepTimeout - seconds)
+    }
+
+    private mutating func closeStepIfTimedOut() throws {
+        if let left = secondsUntilTimeout, left <= 0 {
+            try live.closeStepIfPending()
+            try commitAndPublish()
+        }
+    }
+
+    /// Reads NDJSON bars from standard input until end of input (or a stop signal).
+    mutating func readStandardInput() throws {
+        let chunkSize = 1 << 16
+        // A batch gathers what is immediately available, up to this many bytes, before one group commit.
+        let batchBytes = 1 << 20
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        var partial: [UInt8] = []
+        var lineNumber = 0
+        var endOfInput = false
+        while !endOfInput && liveStopRequested == 0 {
+            var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            let timeout = secondsUntilTimeout.map { Int32(min(86_400_000, ($0 * 1000).rounded(.up))) } ?? -1
+            let ready = poll(&descriptor, 1, timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw UsageError("cannot read standard input: \(String(cString: strerror(errno)))")
+            }
+            if ready == 0 {
+                try closeStepIfTimedOut()
+                continue
+            }
+            var gathered = 0
+            while gathered < batchBytes {
+                let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress!, chunkSize) }
+                if n < 0 {
+                    if errno == EINTR { break }
+                    throw UsageError("cannot read standard input: \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { endOfInput = true; break }
+                gathered += n
+                try consume(chunk[0..<n], partial: &partial, lineNumber: &lineNumber)
+                // More already waiting? Then it joins this group commit.
+                var more = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                if poll(&more, 1, 0) <= 0 || more.revents & Int16(POLLIN) == 0 { break }
+            }
+            if endOfInput && !partial.isEmpty {
+                lineNumber += 1
+                try ingestLine(partial[...], lineNumber: lineNumber)
+                partial.removeAll()
+            }
+            try commitAndPublish()
+            try closeStepIfTimedOut()
+        }
+    }
+
+    private mutating func consume(_ bytes: ArraySlice<UInt8>, partial: inout [UInt8], lineNumber: inout Int) throws {
+        var start = bytes.startIndex
+        while let newline = bytes[start...].firstIndex(of: 0x0A) {
+            lineNumber += 1
+            if partial.isEmpty {
+                try ingestLine(bytes[start..<newline], lineNumber: lineNumber)
+            } else {
+                partial.append(contentsOf: bytes[start..<newline])
+                try ingestLine(partial[...], lineNumber: lineNumber)
+                partial.removeAll(keepingCapacity: true)
+            }
+            start = newline + 1
+        }
+        partial.append(contentsOf: bytes[start...])
+    }
+
+    private func ingestLine(_ line: ArraySlice<UInt8>, lineNumber: Int) throws {
+        let result = line.withUnsafeBufferPointer { NDJSONBars.decode($0, line: lineNumber, source: "stdin") }
+        switch result {
+        case nil: return
+        case .success(let bar)?: try live.ingest(bar, line: lineNumber)
+        case .failure(let error)?: try live.reject(error)
+        }
+    }
+
+    // MARK: - --follow
+
+    /// One followed CSV file.
+    struct FollowedFile {
+        var symbol: String
+        var offset: Int = 0
+        /// Lines read so far (the header is line 1).
+        var lines = 0
+        var header: String?
+        var partial: [UInt8] = []
+    }
+
+    /// Follows `directory`'s `SYMBOL.csv` files until SIGINT/SIGTERM.
+    mutating func follow(directory: String, pollInterval: Double) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError("--follow \(directory): no such directory")
+        }
+        let universe = live.setup.universe
+        var files: [String: FollowedFile] = [:]
+        while liveStopRequested == 0 {
+            var arrived: [(order: Int, bar: FeedBar)] = []
+            var sequence = 0
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            for name in names.sorted() where name.lowercased().hasSuffix(".csv") && !name.hasPrefix(".") {
+                let fileSymbol = OHLCVReader.symbolFromPath(name)
+                guard let symbol = universe.first(where: { $0.uppercased() == fileSymbol.uppercased() }) else { continue }
+                let path = directory + "/" + name
+                var file = files[path] ?? FollowedFile(symbol: symbol)
+                guard let handle = FileHandle(forReadingAtPath: path) else { continue }
+                defer { try? handle.close() }
+                let size = Int((try? handle.seekToEnd()) ?? 0)
+                if size < file.offset { file = FollowedFile(symbol: symbol) }  // replaced or truncated: start over
+                if size > file.offset {
+                    try? handle.seek(toOffset: UInt64(file.offset))
+                    let data = (try? handle.read(upToCount: size - file.offset)) ?? Data()
+                    file.offset += data.count
+                    file.partial.append(contentsOf: data)
+                    while let newline = file.partial.firstIndex(of: 0x0A) {
+                        let line = String(decoding: file.partial[..<newline], as: UTF8.self)
+                        file.partial.removeSubrange(...newline)
+                        file.lines += 1
+                        guard let header = file.header else {
+                            file.header = line
+                            continue
+                        }
+                        if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
+                        do {
+                            // The CSV reader's own rules, on the header and this one row.
+                            let result = try OHLCVReader.parse(text: header + "\n" + line, file: path, symbol: symbol)
+                            arrived.append((sequence, FeedBar(symbol: symbol, bar: result.series[bar: 0])))
+                            sequence += 1
+                        } catch {
+                            var message = error.description
+                            if message.hasPrefix("\(path):2: ") {
+                                message = "\(path):\(file.lines): " + message.dropFirst("\(path):2: ".count)
+                            }
+                            try live.reject(line: file.lines, message: message)
+                        }
+                    }
+                }
+                files[path] = file
+            }
+            // Timeline order across the files: by timestamp, then universe order.
+            let rank = Dictionary(uniqueKeysWithValues: universe.enumerated().map { ($1, $0) })
+            arrived.sort {
+                ($0.bar.bar.timestamp, rank[$0.bar.symbol] ?? 0, $0.order) < ($1.bar.bar.timestamp, rank[$1.bar.symbol] ?? 0, $1.order)
+            }
+            for item in arrived { try live.ingest(item.bar) }
+            try commitAndPublish()
+            try closeStepIfTimedOut()
+            if liveStopRequested != 0 { break }
+            usleep(UInt32(pollInterval * 1_000_000))
+        }
+    }
+}
+
+// MARK: - sentio live show
+
+struct LiveShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print the live session as the apps see it: portfolio, signals, trades (or the exact engine snapshot).",
+        discussion: """
+            portfolio: the GET /portfolio contract; signals: the GET /signals contract; trades: the trade history \
+            contract, or with --format csv its trades (the Trade fields, id first); snapshot: the engine's exact \
+            state (LiveSnapshot JSON), for comparing sessions. The session is rebuilt from the journal (newest \
+            snapshot, then the inputs after it); nothing is written.
+            """
+    )
+
+    enum Item: String, ExpressibleByArgument, CaseIterable {
+        case portfolio, signals, trades, snapshot
+    }
+
+    @Argument(help: ArgumentHelp("What to print: portfolio, signals, trades or snapshot.", valueName: "WHAT"))
+    var item: Item
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: ArgumentHelp("Output format: json, or csv (trades only).", valueName: "FORMAT"))
+    var format: OutputFormat = .json
+
+    func validate() throws {
+        try format.require(item == .trades ? [.json, .csv] : [.json])
+    }
+
+    func run() throws {
+        let database = try store.open(mode: .existingOnly)
+        let live = try JournaledLiveSession(database: database, setup: nil)
+        let session = live.session
+        switch item {
+        case .portfolio: print(try APIJSON.encode(session.portfolio()), terminator: "")
+        case .signals: print(try APIJSON.encode(session.signals()), terminator: "")
+        case .trades:
+            let history = try session.tradeHistory()
+            print(format == .csv ? try history.csv() : try APIJSON.encode(history), terminator: "")
+        case .snapshot:
+            FileHandle.standardOutput.write(Data(try session.snapshot().encoded()))
+            print()
+        }
+    }
+}

@@ -1,0 +1,331 @@
+import Foundation
+import SentioAPI
+import SentioCore
+import SentioData
+import SentioStore
+
+/// What a journaled session is started with and stores: the configuration and the universe.
+public struct LiveSessionSetup: Sendable, Equatable, Codable {
+    public var configuration: LiveConfiguration
+    /// The symbols, in the order the backtest lists them.
+    public var universe: [String]
+
+    public init(configuration: LiveConfiguration, universe: [String]) {
+        self.configuration = configuration
+        self.universe = universe
+    }
+
+    /// One line per setting that differs from `stored` (``LiveConfiguration/differences(from:)``, then the
+    /// universe); empty when they are the same.
+    public func differences(from stored: LiveSessionSetup) -> [String] {
+        var lines = configuration.differences(from: stored.configuration)
+        if universe != stored.universe {
+            lines.append("universe: stored \(stored.universe.joined(separator: ",")), given \(universe.joined(separator: ","))")
+        }
+        return lines
+    }
+}
+
+/// Why a journaled session cannot start or continue.
+public enum LiveJournalError: UserInputError, Equatable {
+    /// The store holds a session with another configuration; `differences` says what differs.
+    case configurationMismatch(path: String, differences: [String])
+    /// The store holds no live session (for commands that only read one).
+    case noSession(path: String)
+    /// The stored session cannot be read back (configuration JSON, snapshot) or its replay does not reproduce
+    /// what was journaled.
+    case damaged(path: String, detail: String)
+
+    public var description: String {
+        switch self {
+        case .configurationMismatch(let path, let differences):
+            return "the live session in \(path) was started with a different configuration ("
+                + differences.joined(separator: "; ")
+                + "); continue with the stored options, or pass --reset to start over with these (the bars are kept)"
+        case .noSession(let path):
+            return "no live session in \(path) (start one with `sentio live --db \(path) --symbols LIST`)"
+        case .damaged(let path, let detail):
+            return "the live session in \(path) is damaged: \(detail)"
+        }
+    }
+}
+
+/// A ``LiveSession`` whose every accepted bar, order, fill and rejection is journaled in a Sentio store before it
+/// is published, and which restarts where it stopped.
+///
+/// Use: ``ingest(_:line:)`` the bars of one chunk of input (and ``reject(_:)`` its malformed lines,
+/// ``closeStepIfPending()`` when the grace delay passes), then ``commit()``: one transaction (group commit),
+/// after which the returned events may be written out. Nothing is published before it is durable.
+///
+/// Bars, in order of the checks:
+/// - a bar of a symbol and timestamp already journaled (or accepted in this chunk) with the same values is a
+///   duplicate: a no-op, no event (a reconnecting feed re-sends what it sent before);
+/// - with other values it is a `conflicting-bar` rejection: journaled, never replacing the stored bar;
+/// - otherwise the session decides (accepted, or `late-bar`, `unknown-symbol`, `invalid-bar`, … rejections).
+///
+/// Restart (``init(database:setup:reset:synchronous:snapshotInterval:)``): the newest snapshot, then the inputs
+/// journaled after it, replayed through the session without publishing (their events were journaled and
+/// published before). A snapshot is taken at the first commit after every `snapshotInterval` inputs, and at
+/// ``finish()``.
+public final class JournaledLiveSession {
+    /// The default snapshot interval, in inputs. Chosen by measurement (see the store's Journal article): restart
+    /// replays at most this many inputs plus loading one snapshot.
+    public static let defaultSnapshotInterval = 50_000
+
+    public private(set) var session: LiveSession
+    public let journal: LiveJournal
+    public let setup: LiveSessionSetup
+    public let snapshotInterval: Int
+    /// Inputs replayed when the session was opened (the tail after the snapshot; all inputs after a reset).
+    public private(set) var replayedInputs = 0
+
+    /// What happened to the bars and lines fed since the session was opened.
+    public struct Counts: Sendable, Equatable {
+        public var accepted = 0
+        public var duplicates = 0
+        public var rejected = 0
+    }
+
+    public private(set) var counts = Counts()
+
+    private var batch = LiveJournalBatch()
+    private var output: [LiveEvent] = []
+    private var inputsSinceSnapshot = 0
+    /// The latest accepted timestamp per symbol (committed or in the open batch); filled lazily from the journal.
+    private var lastAccepted: [String: Int64] = [:]
+    /// The latest input applied to the session (replayed, or accepted into the open batch).
+    private var appliedInputSeq: Int64 = 0
+
+    /// The setup stored in `database`, or `nil` when it holds no live session.
+    ///
+    /// - Throws: ``LiveJournalError/damaged(path:detail:)`` when it cannot be read, `StoreError`.
+    public static func storedSetup(in database: SentioDatabase) throws -> LiveSessionSetup? {
+        guard let json = try LiveJournal(database: database).configurationJSON() else { return nil }
+        return try decodeSetup(json, path: database.path)
+    }
+
+    static func decodeSetup(_ json: String, path: String) throws -> LiveSessionSetup {
+        do {
+            return try JSONDecoder().decode(LiveSessionSetup.self, from: Data(json.utf8))
+        } catch {
+            throw LiveJournalError.damaged(path: path, detail: "its stored configuration cannot be read (\(error))")
+        }
+    }
+
+    /// Opens the session stored in `database`, or starts one.
+    ///
+    /// - Parameters:
+    ///   - setup: the configuration and universe to run with; `nil` continues the stored session as it is.
+    ///   - reset: start over with `setup`: journaled events and snapshots are deleted, the journaled bars kept and
+    ///     replayed through the new session (their events journaled again).
+    /// - Throws: ``LiveJournalError`` (a different stored configuration, no session, a damaged one),
+    ///   `StoreError`, or the session's errors for an invalid configuration.
+    public init(
+        database: SentioDatabase, setup: LiveSessionSetup?, reset: Bool = false,
+        synchronous: LiveJournal.Synchronous = .full, snapshotInterval: Int = defaultSnapshotInterval
+    ) throws {
+        precondition(snapshotInterval >= 1, "snapshotInterval must be at least 1")
+        let journal = try LiveJournal(database: database, synchronous: synchronous)
+        self.journal = journal
+        self.snapshotInterval = snapshotInterval
+        var stored: LiveSessionSetup?
+        if let json = try journal.configurationJSON() { stored = try Self.decodeSetup(json, path: database.path) }
+        guard let chosen = setup ?? stored else { throw LiveJournalError.noSession(path: database.path) }
+        if let stored, !reset {
+            let differences = chosen.differences(from: stored)
+            if !differences.isEmpty {
+                throw LiveJournalError.configurationMismatch(path: database.path, differences: differences)
+            }
+        }
+        self.setup = chosen
+        let fresh = stored == nil || reset
+        if fresh {
+            try chosen.configuration.validate()
+            // Validate by building the session before anything is written.
+            session = try LiveSession(configuration: chosen.configuration, universe: chosen.universe)
+            try journal.start(configurationJSON: try APIJSON.encode(chosen), resetting: reset)
+            try replay(after: 0, journaling: true)
+        } else if let snapshot = try journal.latestSnapshot() {
+            do {
+                session = try LiveSession(snapshot: try LiveSnapshot(encoded: [UInt8](snapshot.state)))
+            } catch {
+                throw LiveJournalError.damaged(
+                    path: database.path, detail: "its snapshot after input \(snapshot.inputSeq) cannot be read (\(error))")
+            }
+            try replay(after: snapshot.inputSeq, journaling: false)
+        } else {
+            session = try LiveSession(configuration: chosen.configuration, universe: chosen.universe)
+            try replay(after: 0, journaling: false)
+        }
+    }
+
+    /// Replays the journaled inputs after `seq`. Without `journaling` (a restart) their events were journaled
+    /// before and are dropped; with it (a reset) they are journaled again, with snapshots, in batches.
+    private func replay(after seq: Int64, journaling: Bool) throws {
+        let path = journal.database.path
+        var count = 0
+        try journal.forEachInput(after: seq) { inputSeq, input in
+            count += 1
+            appliedInputSeq = inputSeq
+            switch input {
+            case .bar(let symbol, let bar):
+                let outcome = session.process(
+                    LiveBar(
+                        symbol: symbol, timestamp: bar.timestamp, open: bar.open, high: bar.high, low: bar.low,
+                        close: bar.close, volume: bar.volume))
+                lastAccepted[symbol] = max(lastAccepted[symbol] ?? .min, bar.timestamp)
+                if !journaling, outcome != .accepted(completedSteps: 0), outcome != .accepted(completedSteps: 1) {
+                    throw LiveJournalError.damaged(
+                        path: path, detail: "journaled input \(inputSeq) (\(symbol) bar) was not accepted on replay (\(outcome))")
+                }
+            case .stepClosed(let timestamp):
+                if !journaling, session.pendingStepTime != timestamp {
+                    throw LiveJournalError.damaged(
+                        path: path, detail: "journaled input \(inputSeq) closes step \(iso8601(epochSeconds: timestamp)) but no such step is pending on replay")
+                }
+                if session.pendingStepTime != nil { _ = session.closeStep() }
+            }
+            if journaling {
+                for event in session.takeEvents() where Self.isJournaled(event) {
+                    batch.appendEvent(type: event.type, json: try APIJSON.encodeLine(event), inputSeq: inputSeq)
+                }
+                inputsSinceSnapshot += 1
+                if inputsSinceSnapshot >= snapshotInterval {
+                    batch.setSnapshot(Data(try session.snapshot().encoded()), coveringInput: inputSeq)
+                    inputsSinceSnapshot = 0
+                }
+                if batch.eventCount >= 10_000 || batch.hasSnapshot { try journal.commit(&batch) }
+            } else {
+                session.discardEvents()
+            }
+        }
+        if journaling { try journal.commit(&batch) }
+        replayedInputs = count
+        appliedInputSeq = journal.lastInputSeq
+        if !journaling { inputsSinceSnapshot = count }
+    }
+
+    /// Orders, fills and rejections are journaled; signal updates and equity marks follow from the bars.
+    static func isJournaled(_ event: LiveEvent) -> Bool {
+        switch event {
+        case .order, .fill, .rejected: return true
+        case .signalUpdate, .equity: return false
+        }
+    }
+
+    /// The sequence number the next accepted input gets.
+    private var nextInputSeq: Int64 { journal.lastInputSeq + Int64(batch.inputCount) + 1 }
+
+    private func lastAcceptedTimestamp(_ symbol: String) -> Int64? {
+        if let t = lastAccepted[symbol] { return t }
+        let t = journal.lastTimestamp(symbol: symbol)
+        if let t { lastAccepted[symbol] = t }
+        return t
+    }
+
+    private func record(_ events: [LiveEvent], line: Int?) throws {
+        for var event in events {
+            if case .rejected(var rejection) = event, rejection.line == nil, let line {
+                rejection.line = line
+                event = .rejected(rejection)
+            }
+            if case .rejected = event { counts.rejected += 1 }
+            if Self.isJournaled(event) {
+                batch.appendEvent(type: event.type, json: try APIJSON.encodeLine(event), inputSeq: appliedInputSeq)
+            }
+            output.append(event)
+        }
+    }
+
+    /// Feeds one bar (`line`: its input line, for rejection events). Its events are published by ``commit()``.
+    ///
+    /// - Throws: `StoreError` when the journal cannot be read, `APIEncodingError` if an event cannot be encoded.
+    public func ingest(_ feedBar: FeedBar, line: Int? = nil) throws {
+        let symbol = feedBar.symbol, bar = feedBar.bar
+        if let last = lastAcceptedTimestamp(symbol), bar.timestamp <= last {
+            let existing = try batch.pendingBar(symbol: symbol, timestamp: bar.timestamp)
+                ?? journal.storedBar(symbol: symbol, timestamp: bar.timestamp)
+            if let existing {
+                if existing == bar {  // a duplicate: a no-op
+                    counts.duplicates += 1
+                    return
+                }
+                let rejection = LiveBarRejection.conflicting(
+                    existing: LiveBar(
+                        symbol: symbol, timestamp: existing.timestamp, open: existing.open, high: existing.high,
+                        low: existing.low, close: existing.close, volume: existing.volume))
+                try record(
+                    [.rejected(LiveRejectedEvent(
+                        reason: rejection.code, message: rejection.description, symbol: symbol,
+                        timestamp: APITimestamp(epochSeconds: bar.timestamp), line: line))],
+                    line: line)
+                return
+            }
+        }
+        let outcome = session.process(
+            LiveBar(
+                symbol: symbol, timestamp: bar.timestamp, open: bar.open, high: bar.high, low: bar.low, close: bar.close,
+                volume: bar.volume))
+        switch outcome {
+        case .accepted: counts.accepted += 1
+        case .duplicate: counts.duplicates += 1
+        case .rejected: break
+        }
+        if case .accepted = outcome {
+            batch.append(.bar(symbol: symbol, bar: bar))
+            appliedInputSeq = nextInputSeq - 1
+            lastAccepted[symbol] = max(lastAccepted[symbol] ?? .min, bar.timestamp)
+            inputsSinceSnapshot += 1
+        }
+        try record(session.takeEvents(), line: line)
+    }
+
+    /// Records a line that is not a bar as a `rejected` event (`malformed-line`, naming the line and field).
+    public func reject(_ error: NDJSONBarError) throws {
+        try record(
+            [.rejected(LiveRejectedEvent(
+                reason: "malformed-line", message: error.description, field: error.field, line: error.line))],
+            line: error.line)
+    }
+
+    /// Records an input that could not be read as a `rejected` event (`malformed-line`) with `message`.
+    public func reject(line: Int, message: String) throws {
+        try record([.rejected(LiveRejectedEvent(reason: "malformed-line", message: message, line: line))], line: line)
+    }
+
+    /// The grace delay passed: completes the pending step, if any, with the symbols that delivered (journaled,
+    /// so that a replay closes it at the same point). Returns whether a step was closed.
+    @discardableResult
+    public func closeStepIfPending() throws -> Bool {
+        guard let pending = session.pendingStepTime else { return false }
+        let events = session.closeStep()
+        batch.append(.stepClosed(timestamp: pending))
+        appliedInputSeq = nextInputSeq - 1
+        inputsSinceSnapshot += 1
+        try record(events, line: nil)
+        return true
+    }
+
+    /// Whether inputs or events wait for ``commit()``.
+    public var hasUncommitted: Bool { !batch.isEmpty || !output.isEmpty }
+
+    /// Group commit: journals everything since the last commit in one transaction (with a snapshot when
+    /// `snapshotInterval` inputs have passed since the last one), then returns the events to publish, in order.
+    ///
+    /// - Throws: `StoreError`; nothing is then published, and the inputs count as never received.
+    public func commit(forceSnapshot: Bool = false) throws -> [LiveEvent] {
+        if inputsSinceSnapshot >= snapshotInterval || (forceSnapshot && inputsSinceSnapshot > 0) {
+            batch.setSnapshot(Data(try session.snapshot().encoded()), coveringInput: appliedInputSeq)
+            inputsSinceSnapshot = 0
+        }
+        try journal.commit(&batch)
+        let events = output
+        output.removeAll(keepingCapacity: true)
+        return events
+    }
+
+    /// The last commit of a clean exit: journals what is left, with a snapshot so the next start replays nothing.
+    public func finish() throws -> [LiveEvent] {
+        try commit(forceSnapshot: true)
+    }
+}
