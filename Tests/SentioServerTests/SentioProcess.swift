@@ -1,0 +1,1 @@
+../SentioCLITests/SentioProcess.swift

@@ -1,0 +1,1 @@
+../SentioAPITests/StrictDecoders.swift
