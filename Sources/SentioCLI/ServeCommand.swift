@@ -85,6 +85,9 @@ struct ServeCommand: ParsableCommand {
         options.ceilingPort = benchCeilingPort
         options.ingestToken = environment["SENTIO_INGEST_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         options.jwtSecret = environment["SENTIO_JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+        if let secret = options.jwtSecret, secret.utf8.count < 32 {
+            throw UsageError("SENTIO_JWT_SECRET must be at least 32 bytes for HS256, got \(secret.utf8.count)")
+        }
 
         let feed = try replay.map { try ReplayFeed(directory: $0, stepsPerSecond: speed == "max" ? nil : Double(speed)) }
         let database = try store.open(mode: .createIfMissing)

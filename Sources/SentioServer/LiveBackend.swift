@@ -30,6 +30,13 @@ public protocol LiveBackend: AnyObject {
     func tradeHistory() throws -> TradeHistory
     /// The last commit of a clean exit.
     func finish() throws
+    /// Called about once a second (`now`: UTC epoch seconds): a backend with a step grace delay completes a step
+    /// that waited too long. Returns whether the state changed, and the `signal_update` messages it caused.
+    func tick(now: Double) throws -> (changed: Bool, messages: [LiveMessage])
+}
+
+extension LiveBackend {
+    public func tick(now: Double) throws -> (changed: Bool, messages: [LiveMessage]) { (false, []) }
 }
 
 /// What happened to one ingested bar (the ingestion endpoint's per-bar status).

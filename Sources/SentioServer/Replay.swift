@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import SentioCore
 import SentioData
@@ -37,6 +38,13 @@ struct ReplayService: Service {
     let logger: Logger
 
     func run() async throws {
+        do { try await replay() } catch is CancellationError {
+        } catch {
+            logger.error("replay stopped: \(error)")
+        }
+    }
+
+    func replay() async throws {
         try await cancelWhenGracefulShutdown {
             let interval = feed.stepsPerSecond.map { Duration.seconds(1.0 / $0) }
             var next = ContinuousClock.now
@@ -56,5 +64,22 @@ struct ReplayService: Service {
             }
             logger.info("replay finished: \(feed.steps.count) steps")
         }
+    }
+}
+
+/// Lets the backend complete steps that waited past their grace delay (``LiveBackend/tick(now:)``), once a second.
+struct StepTicker: Service {
+    let engine: LiveEngine
+    let logger: Logger
+
+    func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                while true {
+                    try await Task.sleep(for: .seconds(1))
+                    do { try await engine.tick() } catch { logger.error("step timeout: \(error)") }
+                }
+            }
+        } catch is CancellationError {}
     }
 }

@@ -79,7 +79,8 @@ actor LiveEngine {
     }
 
     static func encode(_ messages: [LiveMessage]) -> [(symbol: String, text: String)] {
-        messages.compactMap { m in (try? APIJSON.encode(m)).map { (m.data.symbol, $0) } }
+        // One line per message (APIJSON's encoding without its layout), without the NDJSON line feed.
+        messages.compactMap { m in (try? APIJSON.encodeLine(m)).map { (m.data.symbol, String($0.dropLast())) } }
     }
 
     func ingest(_ bars: [FeedBar]) throws -> [BarOutcome] {
@@ -93,6 +94,12 @@ actor LiveEngine {
         }
         hub.publish(Self.encode(result.messages))
         return result.outcomes
+    }
+
+    func tick() throws {
+        let (changed, messages) = try backend.tick(now: Date().timeIntervalSince1970)
+        if changed { cache.withLockedValue { $0.removeAll(keepingCapacity: true) } }
+        hub.publish(Self.encode(messages))
     }
 
     /// The cached body for `key`, computing it with `make` on a miss.

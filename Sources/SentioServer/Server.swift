@@ -67,6 +67,7 @@ public final class SentioHTTPServer: Sendable {
     ) async throws {
         let keys = JWTKeyCollection()
         if let secret = options.jwtSecret {
+            guard secret.utf8.count >= 32 else { throw ServerConfigurationError.shortJWTSecret(bytes: secret.utf8.count) }
             await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         }
         let router = makeRouter(keys: keys)
@@ -91,6 +92,7 @@ public final class SentioHTTPServer: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: engineService), .init(service: app),
         ]
+        services.append(.init(service: StepTicker(engine: engine, logger: logger), successTerminationBehavior: .ignore))
         if let replay {
             services.append(.init(service: ReplayService(feed: replay, engine: engine, logger: logger),
                                   successTerminationBehavior: .ignore))
@@ -113,6 +115,18 @@ public final class SentioHTTPServer: Sendable {
         group.withLockedValue { $0 = serviceGroup }
         if shutdownRequested.withLockedValue({ $0 }) { return }
         try await serviceGroup.run()
+    }
+}
+
+/// A server option that cannot be served with.
+public enum ServerConfigurationError: Error, CustomStringConvertible {
+    /// HS256 needs a key of at least 32 bytes (the hash's output size).
+    case shortJWTSecret(bytes: Int)
+
+    public var description: String {
+        switch self {
+        case .shortJWTSecret(let n): "SENTIO_JWT_SECRET must be at least 32 bytes for HS256, got \(n)"
+        }
     }
 }
 

@@ -130,7 +130,7 @@ struct IngestAndAuthTests {
         let hour = Date().addingTimeInterval(3600)
         let alice = try await signedJWT(sub: "alice", exp: hour, secret: secret)
         let admin = try await signedJWT(sub: "root", exp: hour, role: "ADMIN", secret: secret)
-        let wrongSecret = try await signedJWT(sub: "alice", exp: hour, secret: "another-secret-entirely")
+        let wrongSecret = try await signedJWT(sub: "alice", exp: hour, secret: "another-secret-entirely-but-32-bytes-long")
         let expired = try await signedJWT(sub: "alice", exp: Date().addingTimeInterval(-60), secret: secret)
         let none = unsignedJWT(payload: #"{"sub":"alice","exp":\#(Int(hour.timeIntervalSince1970)),"role":"ADMIN"}"#)
         let nvp = ContractID.make("fund", "NVP-III"), aeg = ContractID.make("fund", "AEG-VII")

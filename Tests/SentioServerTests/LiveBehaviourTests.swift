@@ -7,7 +7,7 @@ import NIOHTTP1
 import SentioAPI
 import SentioCore
 import SentioData
-import SentioServer
+@testable import SentioServer
 import SentioTestSupport
 import Testing
 
@@ -78,12 +78,15 @@ struct LiveBehaviourTests {
         let texts = recorder.messages.withLockedValue { $0 }
         let updates = try texts.suffix(step.count).map { try Strict.decode(StrictLiveMessage.self, $0) }
         #expect(Set(updates.map(\.data.symbol)) == Set(step.map(\.symbol)))
-        // The pushed signal is the one GET /signals now serves, field for field (same encoder, same bytes).
-        let now = try await h.request("/api/v1/signals").body
+        // The pushed signal is the one GET /signals now serves, field for field.
+        let now = try #require(try JSONSerialization.jsonObject(with: Data(try await h.request("/api/v1/signals").body.utf8)) as? [String: Any])
+        let served = try #require(now["signals"] as? [[String: Any]])
         for text in texts.suffix(step.count) {
-            let signalJSON = try #require(text.range(of: #""signal":"#)).upperBound
-            let inner = String(text[signalJSON...].dropLast(2))  // strip the closing "}}" of data and message
-            #expect(now.contains(inner), "the update's signal is not in GET /signals")
+            #expect(!text.contains("\n"), "one message per line")
+            let message = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            let signal = try #require((message["data"] as? [String: Any])?["signal"] as? [String: Any])
+            let match = served.first { $0["symbol"] as? String == signal["symbol"] as? String }
+            #expect(match.map { NSDictionary(dictionary: $0).isEqual(to: signal) } == true, "\(signal["symbol"] ?? "?")")
         }
         for u in updates {
             let bar = step.first { $0.symbol == u.data.symbol }!.bar
@@ -92,27 +95,28 @@ struct LiveBehaviourTests {
         }
     }
 
-    @Test("a slow WebSocket client is closed with 1008 and a reason; the others keep receiving")
+    @Test("a client that falls more than the buffer behind is dropped (closed as slow); publishing never waits; the others get everything")
     func slowClient() async throws {
-        let h = try await ServerHarness(configure: { $0.webSocketBuffer = 4 })
-        defer { Task { try? await h.stop() } }
-        let (slow, slowTask) = connectRecorder("ws://127.0.0.1:\(h.port)/ws/signals", read: false)
-        let (fast, fastTask) = connectRecorder("ws://127.0.0.1:\(h.port)/ws/signals")
-        defer { slowTask.cancel(); fastTask.cancel() }
-        try await fast.waitFor(count: 2)
-        let steps = try sampleSteps()
-        // Enough messages to overflow the slow client's 4-message buffer and its socket's kernel buffers.
-        var sent = 0
-        for k in 480..<500 {
-            _ = try await h.ingest(steps[k])
-            sent += steps[k].count
+        let hub = SignalHub(capacity: 4)
+        let slow = try #require(hub.subscribe())
+        let fast = try #require(hub.subscribe())
+        var received: [String] = []
+        var fastMessages = fast.stream.makeAsyncIterator()
+        for k in 0..<10 {
+            hub.publish([(symbol: "S\(k % 2)", text: "m\(k)")])  // returns at once: nobody is waited for
+            if let text = await fastMessages.next() { received.append(text) }
         }
-        try await fast.waitFor(count: 2 + sent)
-        // The slow client never reads, so its close frame may not reach it; the server side drops it:
-        let metrics = try await h.request("/metrics").body
-        let line = metrics.split(separator: "\n").first { $0.hasPrefix("sentio_websocket_clients ") }
-        #expect(line == "sentio_websocket_clients 1.0" || line == "sentio_websocket_clients 1", "\(String(describing: line))")
-        _ = slow
+        #expect(received == (0..<10).map { "m\($0)" })
+        #expect(slow.end.withLockedValue { $0 } == .slow)
+        var drained: [String] = []
+        for await text in slow.stream { drained.append(text) }
+        #expect(drained == ["m0", "m1", "m2", "m3"], "the slow client keeps what was buffered, then its stream ends")
+        #expect(hub.clientCount == 1)
+        // A new client's snapshot is the latest message per symbol.
+        #expect(try #require(hub.subscribe()).snapshot == ["m8", "m9"])
+        hub.shutdown()
+        #expect(fast.end.withLockedValue { $0 } == .shutdown)
+        #expect(hub.subscribe().map { _ in true } == nil)
     }
 
     @Test("graceful shutdown: WebSockets closed with 1001, in-flight request finished, run() returns")

@@ -15,7 +15,7 @@ WORK="$(mktemp -d)"
 trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 # Tokens for the fuzzer: ingestion token and an ADMIN JWT (HS256) signed with the test secret.
 export SENTIO_INGEST_TOKEN="schemathesis-ingest"
-export SENTIO_JWT_SECRET="schemathesis-secret-0123456789"
+export SENTIO_JWT_SECRET="schemathesis-secret-0123456789abcdef"
 JWT="$(python3 - <<'PY'
 import base64, hashlib, hmac, json, os, time
 b = lambda d: base64.urlsafe_b64encode(d).rstrip(b"=").decode()
@@ -40,9 +40,18 @@ for _ in $(seq 1 600); do
   curl -sf "$URL/api/v1/trades" >/dev/null && break
   sleep 0.1
 done
+# Ingestion with its own token, then everything else with the ADMIN JWT.
+"$VENV/bin/st" run "$URL/openapi.json" \
+  --checks all \
+  --include-path /api/v1/bars \
+  --header "Authorization: Bearer $SENTIO_INGEST_TOKEN" \
+  --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \
+  --seed 1 \
+  --no-color
 "$VENV/bin/st" run "$URL/openapi.json" \
   --checks all \
   --exclude-path /ws/signals \
+  --exclude-path /api/v1/bars \
   --header "Authorization: Bearer $JWT" \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \
   --seed 1 \
