@@ -18,6 +18,9 @@ import SentioCore
 /// Every order is either filled or rejected with a `RejectionReason`, and logged in `orders`. Orders
 /// still pending when the data ends are rejected with `.noBarForSymbol`. Long-only; one position per
 /// symbol (contributions add to it).
+///
+/// One step is one call of the simulation core's step function; `run` replays the market's timeline through
+/// it, and a live session (SentioLive, through ``SteppedSimulation``) calls the same function as bars arrive.
 public struct Backtest: Sendable {
     public var configuration: BacktestConfiguration
     /// Called every 4,096 timeline steps and at the end with (completed steps, total steps), for progress
@@ -47,16 +50,16 @@ public struct Backtest: Sendable {
     func simulate<S: Strategy>(_ strategy: inout S, on market: Market) throws -> BacktestResult {
         if let problem = configuration.validationProblem() { throw BacktestError(problem) }
         try strategy.prepare(market: market)
-        var engine = Engine(configuration: configuration, market: market)
-        engine.progress = progress
+        var replay = MarketReplay(configuration: configuration, market: market)
+        replay.progress = progress
         // Built-in strategies run a loop specialized for their concrete type (direct, inlinable `decide`
         // calls): a generic called from another module would otherwise dispatch through the witness table.
-        let done = Self.asConcrete(RSIStrategy.self, &strategy) { engine.simulate(&$0) }
-            || Self.asConcrete(SignalStrategy.self, &strategy) { engine.simulate(&$0) }
-            || Self.asConcrete(BuyAndHoldStrategy.self, &strategy) { engine.simulate(&$0) }
-            || Self.asConcrete(DollarCostAveragingStrategy.self, &strategy) { engine.simulate(&$0) }
-        if !done { engine.simulate(&strategy) }
-        return engine.result(strategyName: strategy.name)
+        let done = Self.asConcrete(RSIStrategy.self, &strategy) { replay.simulate(&$0) }
+            || Self.asConcrete(SignalStrategy.self, &strategy) { replay.simulate(&$0) }
+            || Self.asConcrete(BuyAndHoldStrategy.self, &strategy) { replay.simulate(&$0) }
+            || Self.asConcrete(DollarCostAveragingStrategy.self, &strategy) { replay.simulate(&$0) }
+        if !done { replay.simulate(&strategy) }
+        return replay.core.result(strategyName: strategy.name, timestamps: market.timeline)
     }
 
     /// When `S` is `T`, calls `body` with `strategy` seen as a `T` and returns `true`.
@@ -69,11 +72,77 @@ public struct Backtest: Sendable {
     }
 }
 
-/// A pending order: at most one per symbol.
-private enum PendingKind: UInt8 { case none, buy, sell, contribute }
+/// The prices of the bars of one step, read by the step function: symbol `s`'s bar number `bar`
+/// (its index in the symbol's own history).
+protocol StepBars {
+    func open(_ s: Int, _ bar: Int) -> Double
+    func high(_ s: Int, _ bar: Int) -> Double
+    func low(_ s: Int, _ bar: Int) -> Double
+    func close(_ s: Int, _ bar: Int) -> Double
+}
 
-/// A fixed-size buffer owned by the engine and freed by its `deinit`: writes need no uniqueness check.
-private struct Slots<Element> {
+/// A backtest: the market's columns, read at each symbol's cursor.
+private struct MarketColumns: StepBars {
+    let opens: [[Double]], highs: [[Double]], lows: [[Double]], closes: [[Double]]
+    @inline(__always) func open(_ s: Int, _ bar: Int) -> Double { opens[s][bar] }
+    @inline(__always) func high(_ s: Int, _ bar: Int) -> Double { highs[s][bar] }
+    @inline(__always) func low(_ s: Int, _ bar: Int) -> Double { lows[s][bar] }
+    @inline(__always) func close(_ s: Int, _ bar: Int) -> Double { closes[s][bar] }
+}
+
+/// `Backtest.run`'s driver: replays the market's timeline through ``SimulationCore/step(_:time:bars:strategy:)``.
+private struct MarketReplay: ~Copyable {
+    var core: SimulationCore
+    let market: Market
+    let columns: MarketColumns
+    let times: [[Int64]]
+    let counts: [Int]
+    /// Every series has a bar at every timeline step.
+    let aligned: Bool
+    var progress: (@Sendable (Int, Int) -> Void)?
+
+    init(configuration: BacktestConfiguration, market: Market) {
+        self.market = market
+        counts = market.series.map(\.count)
+        let aligned = counts.allSatisfy { $0 == market.timeline.count }
+        self.aligned = aligned
+        core = SimulationCore(configuration: configuration, symbols: market.symbols, stepCapacity: market.timeline.count)
+        for s in 0..<market.series.count { core.hasBar[s] = aligned }
+        columns = MarketColumns(
+            opens: market.series.map(\.open), highs: market.series.map(\.high), lows: market.series.map(\.low),
+            closes: market.series.map(\.close))
+        times = market.series.map(\.timestamps)
+    }
+
+    @inline(__always)  // into the per-strategy specialization, so `decide` is a direct call
+    mutating func simulate<S: Strategy>(_ strategy: inout S) {
+        let stepCount = market.timeline.count
+        let symbolCount = core.symbolCount
+        for step in 0..<stepCount {
+            let time = market.timeline[step]
+            // With aligned data (every symbol has every timeline step) each symbol has a bar at each step
+            // and the timestamp comparison, a memory stream per symbol, is skipped.
+            if !aligned {
+                for s in 0..<symbolCount {
+                    let c = core.cursor[s]
+                    core.hasBar[s] = c < counts[s] && times[s][c] == time
+                }
+            }
+            core.step(step, time: time, bars: columns, strategy: &strategy)
+            if let progress, step & 4095 == 4095 { progress(step + 1, stepCount) }
+        }
+        progress?(stepCount, stepCount)
+        // Orders that never found a bar to fill at.
+        core.orders.append(contentsOf: core.pendingRejections(lastStep: stepCount - 1))
+        core.clearPending()
+    }
+}
+
+/// A pending order: at most one per symbol.
+enum PendingKind: UInt8 { case none, buy, sell, contribute }
+
+/// A fixed-size buffer owned by the simulation core and freed by its `deinit`: writes need no uniqueness check.
+struct Slots<Element> {
     let base: UnsafeMutablePointer<Element>
     let count: Int
 
@@ -97,33 +166,38 @@ private struct Slots<Element> {
 
     var array: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+    /// Overwrites every slot with `values` (same count).
+    func assign(_ values: [Element]) {
+        precondition(values.count == count, "slot count mismatch")
+        for i in 0..<count { base[i] = values[i] }
+    }
+
     func free() {
         base.deinitialize(count: count)
         base.deallocate()
     }
 }
 
-/// The simulation state: one slot per symbol in contiguous arrays, preallocated; the step loop does
-/// not allocate except to append to the order and trade logs.
-private struct Engine: ~Copyable {
+/// The simulation state and the one implementation of the fill rules: one slot per symbol in contiguous
+/// arrays, preallocated; ``step(_:time:bars:strategy:)`` processes one timestamp for all symbols and does not
+/// allocate except to append to the order and trade logs and the per-step curves.
+///
+/// The caller sets `hasBar[s]` for the step (and keeps `cursor[s]`, the symbol's number of processed bars,
+/// which `step` advances for the symbols with a bar).
+struct SimulationCore: ~Copyable {
     let configuration: BacktestConfiguration
-    let market: Market
+    let symbols: [String]
     let symbolCount: Int
-    let stepCount: Int
     let commissionRate: Double
     let fee: Double
     let slippage: Double
-    // Per-symbol columns, hoisted out of `market.series`.
-    let opens: [[Double]], highs: [[Double]], lows: [[Double]], closes: [[Double]]
-    let times: [[Int64]]
-    let counts: [Int]
-    /// Every series has a bar at every timeline step.
-    let aligned: Bool
-    var progress: (@Sendable (Int, Int) -> Void)?
+    let fillAtClose: Bool
 
     var cash: Double
     var commissionsPaid = 0.0
     var nextOrderID = 0
+    /// The time of the step being processed (entry and exit times of trades).
+    var currentTime: Int64 = 0
 
     // Per-symbol cursors and marks.
     let cursor: Slots<Int>
@@ -137,6 +211,7 @@ private struct Engine: ~Copyable {
     let entryCommission: Slots<Double>
     let entryStep: Slots<Int>
     let entryBar: Slots<Int>
+    let entryTime: Slots<Int64>
     let stopPrice: Slots<Double>  // .nan: none
     let targetPrice: Slots<Double>
     let levelsLiveFromStep: Slots<Int>
@@ -151,32 +226,30 @@ private struct Engine: ~Copyable {
     let pendingTargetPercent: Slots<Double>
     let pendingAmount: Slots<Double>
 
-    // Outputs.
-    let equityCurve: Slots<Double>
-    let cashCurve: Slots<Double>
-    let contributions: Slots<Double>
-    let exposed: Slots<Bool>
+    // Outputs: one entry per completed step, and the logs.
+    var equityCurve: [Double] = []
+    var cashCurve: [Double] = []
+    var contributions: [Double] = []
+    var exposed: [Bool] = []
+    var stepContribution = 0.0
     var trades: [ClosedTrade] = []
     var orders: [OrderRecord] = []
+    /// Strategy orders as they are placed, when `logsPlacements` (live sessions report them as events).
+    var logsPlacements = false
+    var placements: [OrderPlacement] = []
 
-    init(configuration: BacktestConfiguration, market: Market) {
+    init(configuration: BacktestConfiguration, symbols: [String], stepCapacity: Int) {
         self.configuration = configuration
-        self.market = market
-        symbolCount = market.series.count
-        stepCount = market.timeline.count
+        self.symbols = symbols
+        let symbolCount = symbols.count
+        self.symbolCount = symbolCount
         commissionRate = configuration.costs.commissionRate
         fee = configuration.costs.feePerOrder
         slippage = configuration.costs.slippageBasisPoints / 10_000
+        fillAtClose = configuration.fill == .close
         cash = configuration.initialCapital
-        opens = market.series.map(\.open)
-        highs = market.series.map(\.high)
-        lows = market.series.map(\.low)
-        closes = market.series.map(\.close)
-        times = market.series.map(\.timestamps)
-        counts = market.series.map(\.count)
-        aligned = counts.allSatisfy { $0 == market.timeline.count }
         cursor = Slots(repeating: 0, count: symbolCount)
-        hasBar = Slots(repeating: aligned, count: symbolCount)
+        hasBar = Slots(repeating: false, count: symbolCount)
         lastClose = Slots(repeating: .nan, count: symbolCount)
         shares = Slots(repeating: 0, count: symbolCount)
         costBasis = Slots(repeating: 0, count: symbolCount)
@@ -184,6 +257,7 @@ private struct Engine: ~Copyable {
         entryCommission = Slots(repeating: 0, count: symbolCount)
         entryStep = Slots(repeating: 0, count: symbolCount)
         entryBar = Slots(repeating: 0, count: symbolCount)
+        entryTime = Slots(repeating: 0, count: symbolCount)
         stopPrice = Slots(repeating: .nan, count: symbolCount)
         targetPrice = Slots(repeating: .nan, count: symbolCount)
         levelsLiveFromStep = Slots(repeating: 0, count: symbolCount)
@@ -194,10 +268,10 @@ private struct Engine: ~Copyable {
         pendingStopPercent = Slots(repeating: .nan, count: symbolCount)
         pendingTargetPercent = Slots(repeating: .nan, count: symbolCount)
         pendingAmount = Slots(repeating: 0, count: symbolCount)
-        equityCurve = Slots(repeating: 0, count: stepCount)
-        cashCurve = Slots(repeating: 0, count: stepCount)
-        contributions = Slots(repeating: 0, count: stepCount)
-        exposed = Slots(repeating: false, count: stepCount)
+        equityCurve.reserveCapacity(stepCapacity)
+        cashCurve.reserveCapacity(stepCapacity)
+        contributions.reserveCapacity(stepCapacity)
+        exposed.reserveCapacity(stepCapacity)
     }
 
     deinit {
@@ -210,6 +284,7 @@ private struct Engine: ~Copyable {
         entryCommission.free()
         entryStep.free()
         entryBar.free()
+        entryTime.free()
         stopPrice.free()
         targetPrice.free()
         levelsLiveFromStep.free()
@@ -220,10 +295,6 @@ private struct Engine: ~Copyable {
         pendingStopPercent.free()
         pendingTargetPercent.free()
         pendingAmount.free()
-        equityCurve.free()
-        cashCurve.free()
-        contributions.free()
-        exposed.free()
     }
 
     /// Cash plus every position at its last close.
@@ -233,82 +304,86 @@ private struct Engine: ~Copyable {
         return e
     }
 
+    /// Processes timeline step `step` (time `time`) for every symbol `s` with `hasBar[s]`, whose bar is
+    /// `bars`' bar number `cursor[s]`: fills at the open, levels, marks and decisions at the close, fills at
+    /// the close, then records the step's equity, cash, deposits and exposure (the rules are listed on
+    /// ``Backtest``), and advances the cursors.
     @inline(__always)  // into the per-strategy specialization, so `decide` is a direct call
-    mutating func simulate<S: Strategy>(_ strategy: inout S) {
-        let fillAtClose = configuration.fill == .close
-        for step in 0..<stepCount {
-            let time = market.timeline[step]
-            // With aligned data (every symbol has every timeline step) each symbol has a bar at each step
-            // and the timestamp comparison, a memory stream per symbol, is skipped.
-            if !aligned {
-                for s in 0..<symbolCount {
-                    let c = cursor[s]
-                    hasBar[s] = c < counts[s] && times[s][c] == time
-                }
-            }
-            let openAtStart = openCount
-            var filledThisStep = false
+    mutating func step<S: Strategy, B: StepBars>(_ step: Int, time: Int64, bars: B, strategy: inout S) {
+        currentTime = time
+        stepContribution = 0
+        let openAtStart = openCount
+        var filledThisStep = false
 
-            // 1. Pending orders fill at the open: exits, then entries.
-            if !fillAtClose {
-                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
-                    let o = opens[s][cursor[s]]
-                    filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
-                }
-                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
-                    let o = opens[s][cursor[s]]
-                    filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
-                }
+        // 1. Pending orders fill at the open: exits, then entries.
+        if !fillAtClose {
+            for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
+                let o = bars.open(s, cursor[s])
+                filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
             }
-
-            // 2. Stop-loss and take-profit against the bar's range.
-            // Bar columns are read only when a level exists (fewer memory streams in the common case).
-            for s in 0..<symbolCount where hasBar[s] && shares[s] > 0 && step >= levelsLiveFromStep[s] {
-                let stop = stopPrice[s], target = targetPrice[s]
-                if stop.isNaN && target.isNaN { continue }
-                let b = cursor[s]
-                if !stop.isNaN && lows[s][b] <= stop {
-                    let price = Swift.min(opens[s][b], stop)
-                    closePosition(symbol: s, step: step, referencePrice: price, reason: .stopLoss, decidedStep: step, orderID: newOrderID())
-                    filledThisStep = true
-                } else if !target.isNaN && highs[s][b] >= target {
-                    let price = Swift.max(opens[s][b], target)
-                    closePosition(symbol: s, step: step, referencePrice: price, reason: .takeProfit, decidedStep: step, orderID: newOrderID())
-                    filledThisStep = true
-                }
+            for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
+                let o = bars.open(s, cursor[s])
+                filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
             }
-
-            // 3. Mark, then decide at the close.
-            for s in 0..<symbolCount where hasBar[s] { lastClose[s] = closes[s][cursor[s]] }
-            var equity = markedEquity()
-            for s in 0..<symbolCount where hasBar[s] {
-                let context = DecisionContext(
-                    symbol: s, bar: cursor[s], step: step, timestamp: time, shares: shares[s], cash: cash, equity: equity)
-                let decision = strategy.decide(context)
-                if record(decision, symbol: s, step: step) { equity = markedEquity() }
-            }
-            if fillAtClose {
-                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
-                    filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
-                }
-                for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
-                    filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
-                }
-            }
-
-            // 4. Record.
-            equityCurve[step] = markedEquity()
-            cashCurve[step] = cash
-            exposed[step] = openAtStart > 0 || openCount > 0 || filledThisStep
-            for s in 0..<symbolCount where hasBar[s] { cursor[s] += 1 }
-            if let progress, step & 4095 == 4095 { progress(step + 1, stepCount) }
         }
-        progress?(stepCount, stepCount)
-        // Orders that never found a bar to fill at.
+
+        // 2. Stop-loss and take-profit against the bar's range.
+        // Bar columns are read only when a level exists (fewer memory streams in the common case).
+        for s in 0..<symbolCount where hasBar[s] && shares[s] > 0 && step >= levelsLiveFromStep[s] {
+            let stop = stopPrice[s], target = targetPrice[s]
+            if stop.isNaN && target.isNaN { continue }
+            let b = cursor[s]
+            if !stop.isNaN && bars.low(s, b) <= stop {
+                let price = Swift.min(bars.open(s, b), stop)
+                closePosition(symbol: s, step: step, referencePrice: price, reason: .stopLoss, decidedStep: step, orderID: newOrderID())
+                filledThisStep = true
+            } else if !target.isNaN && bars.high(s, b) >= target {
+                let price = Swift.max(bars.open(s, b), target)
+                closePosition(symbol: s, step: step, referencePrice: price, reason: .takeProfit, decidedStep: step, orderID: newOrderID())
+                filledThisStep = true
+            }
+        }
+
+        // 3. Mark, then decide at the close.
+        for s in 0..<symbolCount where hasBar[s] { lastClose[s] = bars.close(s, cursor[s]) }
+        var equity = markedEquity()
+        for s in 0..<symbolCount where hasBar[s] {
+            let context = DecisionContext(
+                symbol: s, bar: cursor[s], step: step, timestamp: time, shares: shares[s], cash: cash, equity: equity)
+            let decision = strategy.decide(context)
+            if record(decision, symbol: s, step: step) { equity = markedEquity() }
+        }
+        if fillAtClose {
+            for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
+                filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
+            }
+            for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
+                filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
+            }
+        }
+
+        // 4. Record.
+        equityCurve.append(markedEquity())
+        cashCurve.append(cash)
+        contributions.append(stepContribution)
+        exposed.append(openAtStart > 0 || openCount > 0 || filledThisStep)
+        for s in 0..<symbolCount where hasBar[s] { cursor[s] += 1 }
+    }
+
+    /// The records of the orders still pending, rejected with `.noBarForSymbol` at `lastStep` as when the data
+    /// ends (in symbol order). Does not change the state.
+    func pendingRejections(lastStep: Int) -> [OrderRecord] {
+        var out: [OrderRecord] = []
         for s in 0..<symbolCount where pendingKind[s] != .none {
             let side: OrderSide = pendingKind[s] == .sell ? .sell : .buy
-            reject(symbol: s, side: side, step: stepCount - 1, reason: .noBarForSymbol)
+            out.append(rejection(symbol: s, side: side, step: lastStep, reason: .noBarForSymbol))
         }
+        return out
+    }
+
+    /// Forgets every pending order.
+    func clearPending() {
+        for s in 0..<symbolCount { pendingKind[s] = .none }
     }
 
     mutating func newOrderID() -> Int {
@@ -334,21 +409,34 @@ private struct Engine: ~Copyable {
             pendingAmount[s] = amount
         }
         let id = newOrderID()
+        if logsPlacements { logPlacement(decision, id: id, symbol: s, step: step) }
         pendingID[s] = id
         pendingStep[s] = step
         pendingDecisionClose[s] = lastClose[s]
         if case .contribute(let amount) = decision, amount.isFinite, amount > 0 {
             cash += amount
-            contributions[step] += amount
+            stepContribution += amount
             return true
         }
         return false
     }
 
-    mutating func reject(symbol s: Int, side: OrderSide, step: Int, reason: RejectionReason) {
-        orders.append(OrderRecord(
+    mutating func logPlacement(_ decision: Decision, id: Int, symbol s: Int, step: Int) {
+        var amount = 0.0
+        if case .contribute(let a) = decision { amount = a }
+        placements.append(OrderPlacement(
+            id: id, symbol: s, side: decision == .sell ? .sell : .buy, isContribution: pendingKind[s] == .contribute,
+            amount: amount, step: step, ordersResolvedBefore: orders.count))
+    }
+
+    func rejection(symbol s: Int, side: OrderSide, step: Int, reason: RejectionReason) -> OrderRecord {
+        OrderRecord(
             id: pendingID[s], symbol: s, side: side, reason: .signal, decidedStep: pendingStep[s], resolvedStep: step,
-            rejection: reason, fillPrice: .nan, shares: 0, commission: 0))
+            rejection: reason, fillPrice: .nan, shares: 0, commission: 0)
+    }
+
+    mutating func reject(symbol s: Int, side: OrderSide, step: Int, reason: RejectionReason) {
+        orders.append(rejection(symbol: s, side: side, step: step, reason: reason))
         pendingKind[s] = .none
     }
 
@@ -428,6 +516,7 @@ private struct Engine: ~Copyable {
         if shares[s] == 0 {
             entryStep[s] = step
             entryBar[s] = bar
+            entryTime[s] = currentTime
             entryCommission[s] = 0
             costBasis[s] = 0
             openCount += 1
@@ -438,7 +527,7 @@ private struct Engine: ~Copyable {
                 let stopPercent = pendingStopPercent[s], targetPercent = pendingTargetPercent[s]
                 if !stopPercent.isNaN { stopPrice[s] = reference * (1 - stopPercent / 100) }
                 if !targetPercent.isNaN { targetPrice[s] = reference * (1 + targetPercent / 100) }
-                levelsLiveFromStep[s] = configuration.fill == .close ? step + 1 : step
+                levelsLiveFromStep[s] = fillAtClose ? step + 1 : step
             }
         }
         let isFirstLot = shares[s] == 0
@@ -464,11 +553,10 @@ private struct Engine: ~Copyable {
         let averageEntry = entryPrice[s]
         let totalCommission = entryCommission[s] + commission
         let pnl = proceeds - costBasis[s] - totalCommission
-        let series = market.series[s]
         trades.append(ClosedTrade(
-            symbol: series.symbol, symbolIndex: s, entryStep: entryStep[s], exitStep: step,
+            symbol: symbols[s], symbolIndex: s, entryStep: entryStep[s], exitStep: step,
             entryBar: entryBar[s], exitBar: cursor[s],
-            entryTime: series.timestamps[entryBar[s]], exitTime: series.timestamps[cursor[s]],
+            entryTime: entryTime[s], exitTime: currentTime,
             entryPrice: averageEntry, exitPrice: fillPrice, shares: quantity, pnl: pnl,
             pnlPercent: pnl / costBasis[s] * 100, commission: totalCommission, signalType: "BUY", exitReason: reason))
         orders.append(OrderRecord(
@@ -482,22 +570,23 @@ private struct Engine: ~Copyable {
         openCount -= 1
     }
 
-    borrowing func result(strategyName: String) -> BacktestResult {
+    /// The result over the completed steps (`timestamps`: their times); `extraOrders` (pending orders
+    /// rejected as at the end of the data) are merged into the order log.
+    borrowing func result(strategyName: String, timestamps: [Int64], extraOrders: [OrderRecord] = []) -> BacktestResult {
         var open = [OpenPosition]()
         for s in 0..<symbolCount where shares[s] > 0 {
-            let series = market.series[s]
             let value = shares[s] * lastClose[s]
             open.append(OpenPosition(
-                symbol: series.symbol, symbolIndex: s, entryStep: entryStep[s], entryBar: entryBar[s],
-                entryTime: series.timestamps[entryBar[s]], entryPrice: entryPrice[s], shares: shares[s],
+                symbol: symbols[s], symbolIndex: s, entryStep: entryStep[s], entryBar: entryBar[s],
+                entryTime: entryTime[s], entryPrice: entryPrice[s], shares: shares[s],
                 currentPrice: lastClose[s], marketValue: value, entryCommission: entryCommission[s],
                 unrealizedPnL: value - costBasis[s] - entryCommission[s],
                 stopPrice: stopPrice[s].isNaN ? nil : stopPrice[s], targetPrice: targetPrice[s].isNaN ? nil : targetPrice[s]))
         }
         return BacktestResult(
-            configuration: configuration, strategyName: strategyName, symbols: market.symbols,
-            timestamps: market.timeline, equity: equityCurve.array, cash: cashCurve.array, contributions: contributions.array,
-            exposed: exposed.array, trades: trades, openPositions: open, orders: orders.sorted { $0.id < $1.id },
+            configuration: configuration, strategyName: strategyName, symbols: symbols,
+            timestamps: timestamps, equity: equityCurve, cash: cashCurve, contributions: contributions,
+            exposed: exposed, trades: trades, openPositions: open, orders: (orders + extraOrders).sorted { $0.id < $1.id },
             commissionsPaid: commissionsPaid)
     }
 }

@@ -15,18 +15,21 @@ extension SignalStrategy {
             var state = SignalModelState(symbol: series.symbol, config: config)
             var decisions = [SignalDecision]()
             decisions.reserveCapacity(series.count)
-            for i in 0..<series.count {
-                let signal = try state.update(series[bar: i])
-                let action: SignalDecision.Action
-                switch signal.signalType {
-                case .buy: action = .buy
-                case .sell: action = .sell
-                case .hold: action = .hold
-                }
-                decisions.append(SignalDecision(
-                    action: action, stopLossPercent: signal.stopLoss, targetReturnPercent: signal.targetReturn))
-            }
+            for i in 0..<series.count { decisions.append(SignalDecision(try state.update(series[bar: i]))) }
             return decisions
         }
+    }
+}
+
+extension SignalDecision {
+    /// The decision of one signal of the model: its type, its `stopLoss` and its `targetReturn`.
+    public init(_ signal: Signal) {
+        let action: Action
+        switch signal.signalType {
+        case .buy: action = .buy
+        case .sell: action = .sell
+        case .hold: action = .hold
+        }
+        self.init(action: action, stopLossPercent: signal.stopLoss, targetReturnPercent: signal.targetReturn)
     }
 }

@@ -10,9 +10,11 @@ public struct BuyAndHoldStrategy: Strategy {
     public init() {}
     public var name: String { "buy-and-hold" }
     public mutating func prepare(market: Market) throws {}
-    public mutating func decide(_ context: DecisionContext) -> Decision {
-        context.bar == 0 ? .buy() : .hold
-    }
+    public mutating func decide(_ context: DecisionContext) -> Decision { Self.decision(context) }
+
+    /// The rule: buy at the symbol's first bar.
+    @inline(__always)
+    static func decision(_ context: DecisionContext) -> Decision { context.bar == 0 ? .buy() : .hold }
 }
 
 /// Computes an indicator over a close series: the injection point through which strategies get their
@@ -53,9 +55,17 @@ public struct RSIStrategy: Strategy {
     }
 
     public mutating func decide(_ context: DecisionContext) -> Decision {
-        guard let value = values[context.symbol].value(at: context.bar), !value.isNaN else { return .hold }
-        if !context.isInvested && value < lower { return .buy() }
-        if context.isInvested && value > upper { return .sell }
+        guard let value = values[context.symbol].value(at: context.bar) else { return .hold }
+        return Self.decision(rsi: value, isInvested: context.isInvested, lower: lower, upper: upper)
+    }
+
+    /// The rule, shared with the streaming form (SteppedSimulation): NaN (warm-up) holds; flat and
+    /// `rsi < lower` buys; invested and `rsi > upper` sells.
+    @inline(__always)
+    static func decision(rsi value: Double, isInvested: Bool, lower: Double, upper: Double) -> Decision {
+        if value.isNaN { return .hold }
+        if !isInvested && value < lower { return .buy() }
+        if isInvested && value > upper { return .sell }
         return .hold
     }
 }
@@ -94,7 +104,7 @@ public struct DollarCostAveragingStrategy: Strategy {
     /// The symbols to invest in; `nil`: every symbol of the market.
     public var symbols: [String]?
     private var invests: [Bool] = []
-    private var lastPeriod: [Int] = []
+    var lastPeriod: [Int] = []
     private var share = 0.0
 
     public init(amount: Double, every period: ContributionPeriod, symbols: [String]? = nil) {
@@ -106,8 +116,10 @@ public struct DollarCostAveragingStrategy: Strategy {
 
     public var name: String { "dca" }
 
-    public mutating func prepare(market: Market) throws {
-        let names = market.symbols
+    public mutating func prepare(market: Market) throws { try start(symbols: market.symbols) }
+
+    /// Sets up the per-symbol state for `names` (the market's symbols, in order).
+    mutating func start(symbols names: [String]) throws {
         if let wanted = symbols {
             for w in wanted where !names.contains(w) {
                 throw BacktestError("unknown symbol \(w) for DCA; available: \(names.joined(separator: ", "))")
@@ -180,15 +192,22 @@ public struct SignalStrategy: Strategy {
     }
 
     public mutating func decide(_ context: DecisionContext) -> Decision {
-        let d = decisions[context.symbol][context.bar]
+        Self.decision(decisions[context.symbol][context.bar], isInvested: context.isInvested)
+    }
+
+    /// The rule, shared with the streaming form (SteppedSimulation): BUY while flat opens with the signal's
+    /// stop (`|stopLossPercent|` when in (0, 100)) and target (when positive and finite); SELL while invested
+    /// closes; everything else holds.
+    @inline(__always)
+    static func decision(_ d: SignalDecision, isInvested: Bool) -> Decision {
         switch d.action {
-        case .buy where !context.isInvested:
+        case .buy where !isInvested:
             let stop = d.stopLossPercent.magnitude
             let target = d.targetReturnPercent
             return .buy(
                 stopLossPercent: stop > 0 && stop < 100 ? stop : nil,
                 takeProfitPercent: target > 0 && target.isFinite ? target : nil)
-        case .sell where context.isInvested:
+        case .sell where isInvested:
             return .sell
         default:
             return .hold

@@ -1,7 +1,7 @@
 /// A fixed-capacity FIFO of `Double`, allocated once, overwritten in place.
 ///
 /// Streaming indicators keep their window here so that an update never allocates.
-public struct RingBuffer: Sendable {
+public struct RingBuffer: Sendable, Codable {
     @usableFromInline var storage: [Double]
     @usableFromInline var head = 0  // index of the oldest element
     @usableFromInline var _count = 0

@@ -21,7 +21,7 @@ public func trueRange(high: Double, low: Double, previousClose: Double) -> Doubl
 /// relative (`u = 2⁻⁵³`, below 1e-12); longer seeds are summed with compensation. The Wilder step is
 /// a contraction, so its rounding does not accumulate. Where TA-Lib's `ATR·(n − 1)` would overflow
 /// although the result does not, the step is taken as `ATR + (TR − ATR)/n` instead.
-public struct AverageTrueRange: Sendable {
+public struct AverageTrueRange: Sendable, Codable {
     /// Smoothing period `n`.
     public let period: Int
     @usableFromInline let periodValue: Double

@@ -25,7 +25,7 @@ import SentioCore
 /// unless a period above 16,000 meets closes near 1.8e308.
 ///
 /// Inputs must be finite: a NaN close propagates NaN to every later value (as in TA-Lib).
-public struct RelativeStrengthIndex: Sendable {
+public struct RelativeStrengthIndex: Sendable, Codable {
     /// The smoothing period `n`.
     public let period: Int
     @usableFromInline let periodValue: Double

@@ -1,7 +1,7 @@
 import SentioCore
 
 /// Outcome of one rolling-regression window.
-public enum RegressionWindowStatus: UInt8, Sendable, Equatable {
+public enum RegressionWindowStatus: UInt8, Sendable, Equatable, Codable {
     /// Fewer than `window` rows seen: no estimate yet.
     case warmingUp
     /// The window was estimated; all outputs are defined.
@@ -58,7 +58,7 @@ public enum RegressionWindowStatus: UInt8, Sendable, Equatable {
 /// estimate is the exact OLS of such moments (Cholesky is backward stable). The bound assumes the
 /// re-seed's BLAS cross-product errs by at most `W·u` relative, which certifies windows up to about
 /// 1,800 rows; longer windows re-seed at every update once the bound is reached.
-public struct RollingRegression: Sendable {
+public struct RollingRegression: Sendable, Codable {
     /// Window length `W` (rows per estimate).
     public let window: Int
     /// Number of regressors `k`, not counting the intercept.
@@ -78,7 +78,7 @@ public struct RollingRegression: Sendable {
 
     /// Offsets of the state's arrays inside `storage` (one allocation for everything).
     @usableFromInline
-    struct Layout: Sendable {
+    struct Layout: Sendable, Codable {
         let k: Int, m: Int, window: Int
         let rows: Int, centered: Int, mean: Int, previousMean: Int, comoments: Int
         let largest: Int, meanLow: Int, meanError: Int, reseedDrift: Int

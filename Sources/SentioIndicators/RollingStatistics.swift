@@ -11,7 +11,7 @@ import SentioCore
 /// A sum that is not representable (overflow) is a ``WindowOverflowError``. Also counts the non-zero
 /// values in the window.
 @usableFromInline
-struct RollingSum: Sendable {
+struct RollingSum: Sendable, Codable {
     @usableFromInline var buffer: RingBuffer
     /// Running sum: of the whole window after ``add(_:)``, of all but the oldest after ``evictOldest()``.
     @usableFromInline var sum = 0.0
@@ -108,7 +108,7 @@ struct RollingSum: Sendable {
 /// **Zero volume.** When every volume in the window is 0 the ratio is 0/0 and Sentio returns NaN
 /// (as pandas does): "no trading in the window, ratio undefined". A zero volume inside an
 /// otherwise traded window gives 0. Volumes must be finite and non-negative.
-public struct VolumeRatio: Sendable {
+public struct VolumeRatio: Sendable, Codable {
     /// Window length `n`.
     public let window: Int
     @usableFromInline var rolling: RollingSum

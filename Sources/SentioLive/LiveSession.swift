@@ -1,3 +1,4 @@
+import Foundation
 import SentioAPI
 import SentioBacktest
 import SentioCore
@@ -24,8 +25,27 @@ public struct LiveBar: Sendable, Hashable, Codable {
         self.volume = volume
     }
 
+    public init(symbol: String, bar: Bar) {
+        self.init(symbol: symbol, timestamp: bar.timestamp, open: bar.open, high: bar.high, low: bar.low,
+                  close: bar.close, volume: bar.volume)
+    }
+
     /// The bar without its symbol.
     public var bar: Bar { Bar(timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume) }
+
+    /// The first rule of the OHLCV reader (SentioData's `OHLCVReader`) that the bar breaks, as
+    /// `(field, message)`, or `nil`: every price finite and > 0, volume finite and ≥ 0, `high ≥ low`,
+    /// `high ≥ max(open, close)`, `low ≤ min(open, close)`.
+    public var validationProblem: (field: String, message: String)? {
+        for (field, x) in [("open", open), ("high", high), ("low", low), ("close", close)] where !(x.isFinite && x > 0) {
+            return (field, "\(field) must be a finite price > 0, got \(x)")
+        }
+        if !(volume.isFinite && volume >= 0) { return ("volume", "volume must be a finite number >= 0, got \(volume)") }
+        if high < low { return ("high", "high \(high) is below low \(low)") }
+        if high < Swift.max(open, close) { return ("high", "high \(high) is below max(open, close) \(Swift.max(open, close))") }
+        if low > Swift.min(open, close) { return ("low", "low \(low) is above min(open, close) \(Swift.min(open, close))") }
+        return nil
+    }
 }
 
 /// Why the session refused a bar. A refused bar changes nothing in the session.
@@ -35,12 +55,11 @@ public enum LiveBarRejection: Sendable, Equatable, CustomStringConvertible {
     /// A bar with the same symbol and timestamp was already accepted, with other values (`existing`).
     case conflicting(existing: LiveBar)
     /// The timestamp is older than the step being collected (or, with no step pending, not after the last
-    /// completed step), and the bar is not the symbol's processed bar of that time.
+    /// completed step), and the bar is not the symbol's last accepted bar.
     case late(currentStep: Int64)
-    /// The bar breaks the OHLCV reader's rules: `field` is `open`, `high`, `low`, `close` or `volume`.
+    /// The bar breaks the OHLCV reader's rules (``LiveBar/validationProblem``): `field` is `open`, `high`,
+    /// `low`, `close` or `volume`.
     case invalid(field: String, message: String)
-    /// The signal model cannot represent a windowed quantity of this bar (it overflows the double range).
-    case unusable(message: String)
 
     /// The `reason` code of the `rejected` event (``LiveRejectedEvent``).
     public var code: String {
@@ -49,7 +68,6 @@ public enum LiveBarRejection: Sendable, Equatable, CustomStringConvertible {
         case .conflicting: "conflicting-bar"
         case .late: "late-bar"
         case .invalid: "invalid-bar"
-        case .unusable: "unusable-bar"
         }
     }
 
@@ -60,19 +78,18 @@ public enum LiveBarRejection: Sendable, Equatable, CustomStringConvertible {
             "a different bar of this symbol and time was already accepted (open \(e.open), high \(e.high), low \(e.low), close \(e.close), volume \(e.volume))"
         case .late(let t): "older than the session's current step \(iso8601(epochSeconds: t))"
         case .invalid(_, let message): message
-        case .unusable(let message): message
         }
     }
 }
 
 /// What ``LiveSession/process(_:)`` did with a bar.
 public enum LiveIngestOutcome: Sendable, Equatable {
-    /// The bar was accepted; `completedSteps` steps were completed by it (0 or 1: a later timestamp completes
-    /// the pending step; the last missing bar of a step completes it).
+    /// The bar was accepted; `completedSteps` steps were completed by it (0, 1 — its step, when it was the last
+    /// missing bar, or the pending step, when the bar is later — or 2: both).
     case accepted(completedSteps: Int)
     /// The bar equals an accepted one (same symbol, timestamp and values): nothing happened.
     case duplicate
-    /// The bar was refused; nothing changed.
+    /// The bar was refused; nothing changed (besides the `rejected` event).
     case rejected(LiveBarRejection)
 }
 
@@ -80,117 +97,358 @@ public enum LiveIngestOutcome: Sendable, Equatable {
 ///
 /// The session holds a ``LiveConfiguration`` and a universe of symbols. Bars arrive one at a time, any symbol,
 /// any order within a timestamp; the bars of one timestamp form a *step*, processed by the very step function
-/// `Backtest.run` replays (SentioBacktest's `SimulationCore`), so trades, orders, rejections and the equity
-/// curve are bit-identical to `Backtest.run` on the same bars. See the catalog article `LiveSessions` for when a
-/// step completes and when an order fills.
+/// `Backtest.run` replays (SentioBacktest's ``SteppedSimulation``), so trades, orders, rejections and the equity
+/// curve are bit-identical to `Backtest.run` on the same bars. See <doc:LiveSessions> for when a step completes
+/// and when an order fills.
 ///
 /// A reference type with exclusive mutable state: use it from one task at a time.
 public final class LiveSession {
     /// The configuration the session was started with.
     public let configuration: LiveConfiguration
-    /// The symbols, in the order the backtest would list them (`Market.series` order).
+    /// The symbols, in the order the backtest lists them (`Market.series` order: order matters, as in the backtest).
     public let universe: [String]
+    let simulation: SteppedSimulation
+    let index: [String: Int]
+    /// The time of the step being collected.
+    var pendingTime: Int64?
+    var delivered = 0
+    /// The bars of the step being collected (valid where `simulation.hasBar(s)`).
+    var pendingBars: [Bar]
+    /// Each symbol's last bar in a completed step.
+    var lastBars: [Bar?]
+    /// Events not yet taken.
+    var raw: [RawEvent] = []
+    /// Entries of the simulation's order log already turned into events.
+    var ordersSeen = 0
+
+    enum RawEvent {
+        case signal(Signal)
+        case placed(OrderPlacement)
+        case resolved(orderIndex: Int, cash: Double)
+        case equity(step: Int, openPositions: Int)
+        case barRejected(LiveBar, LiveBarRejection)
+    }
 
     /// A new session, flat, with the configuration's initial capital.
     ///
     /// - Throws: `BacktestError` for an invalid configuration, an empty universe, a symbol listed twice, or a DCA
     ///   symbol outside the universe; `SignalConfigError` for an invalid signal model.
     public init(configuration: LiveConfiguration, universe: [String]) throws {
+        try configuration.validate()
         self.configuration = configuration
         self.universe = universe
-        fatalError("w-live: not implemented yet")
+        simulation = try SteppedSimulation(
+            configuration: configuration.backtest, strategy: configuration.strategy.streaming, symbols: universe,
+            signalModel: configuration.signalModel)
+        var index: [String: Int] = [:]
+        for (i, s) in universe.enumerated() { index[s] = i }
+        self.index = index
+        pendingBars = Array(repeating: Bar(timestamp: 0, open: .nan, high: .nan, low: .nan, close: .nan, volume: .nan), count: universe.count)
+        lastBars = Array(repeating: nil, count: universe.count)
+        raw.reserveCapacity(64)
     }
 
-    /// Restores a session from ``snapshot()``: it continues exactly as the session it was taken from.
+    /// Restores a session from ``snapshot()``: it continues exactly as the session it was taken from (events
+    /// not yet taken when the snapshot was made are not in it).
     ///
-    /// - Throws: `BacktestError` when the snapshot is inconsistent (a different format version, arrays of the
-    ///   wrong length).
+    /// - Throws: `BacktestError` when the snapshot is inconsistent (another format version, arrays of the
+    ///   wrong length), or as ``init(configuration:universe:)``.
     public init(snapshot: LiveSnapshot) throws {
-        self.configuration = snapshot.configuration
-        self.universe = snapshot.universe
-        fatalError("w-live: not implemented yet")
+        guard snapshot.version == LiveSnapshot.currentVersion else {
+            throw BacktestError("live snapshot format \(snapshot.version) is not supported (expected \(LiveSnapshot.currentVersion))")
+        }
+        let configuration = snapshot.configuration, universe = snapshot.universe
+        try configuration.validate()
+        self.configuration = configuration
+        self.universe = universe
+        simulation = try SteppedSimulation(
+            configuration: configuration.backtest, strategy: configuration.strategy.streaming, symbols: universe,
+            signalModel: configuration.signalModel, state: snapshot.simulation)
+        var index: [String: Int] = [:]
+        for (i, s) in universe.enumerated() { index[s] = i }
+        self.index = index
+        guard snapshot.pendingBars.count == universe.count, snapshot.lastBars.count == universe.count else {
+            throw BacktestError("the live snapshot's bar lists do not fit \(universe.count) symbols")
+        }
+        pendingTime = snapshot.pendingTime
+        pendingBars = snapshot.pendingBars.map(\.bar)
+        lastBars = snapshot.lastBars.map { $0?.bar }
+        delivered = (0..<universe.count).filter { simulation.hasBar($0) }.count
+        guard (delivered > 0) == (pendingTime != nil) else {
+            throw BacktestError("the live snapshot's pending step is inconsistent")
+        }
+        ordersSeen = simulation.orders.count
+        raw.reserveCapacity(64)
     }
 
-    /// Feeds one bar; returns the events it caused, in order (see ``LiveEvent``): its `signal_update` (once the
-    /// signal model is past its warm-up), then, if it completed a step, that step's orders, fills, order
-    /// rejections and its `equity` mark. A refused bar gives one `rejected` event; a duplicate gives none.
+    /// Feeds one bar; returns the events it caused, in order (see ``LiveEvent``): when its timestamp is later
+    /// than the step being collected, that step's events first; then its `signal_update` (once the signal
+    /// model is past its warm-up); then, if it was the step's last missing bar, the step's events: orders,
+    /// fills and order rejections in execution order, and the `equity` mark. A refused bar gives one
+    /// `rejected` event; a duplicate gives none.
     public func ingest(_ bar: LiveBar) -> [LiveEvent] {
-        fatalError("w-live: not implemented yet")
+        _ = process(bar)
+        return takeEvents()
     }
 
     /// Feeds one bar without building events (the allocation-free path): the events are kept until
     /// ``takeEvents()`` or ``discardEvents()``.
     public func process(_ bar: LiveBar) -> LiveIngestOutcome {
-        fatalError("w-live: not implemented yet")
+        guard let s = index[bar.symbol] else { return reject(bar, .unknownSymbol) }
+        if let (field, message) = bar.validationProblem { return reject(bar, .invalid(field: field, message: message)) }
+        let t = bar.timestamp
+        var completed = 0
+        if let p = pendingTime {
+            if t == p {
+                if simulation.hasBar(s) { return same(bar, pendingBars[s]) }
+            } else if t < p {
+                if let last = lastBars[s], last.timestamp == t { return same(bar, last) }
+                return reject(bar, .late(currentStep: p))
+            } else {
+                completePendingStep()
+                completed += 1
+            }
+        } else if let last = simulation.timestamps.last, t <= last {
+            if let mine = lastBars[s], mine.timestamp == t { return same(bar, mine) }
+            return reject(bar, .late(currentStep: last))
+        }
+        // Accepted into the step at `t`.
+        pendingTime = t
+        let b = bar.bar
+        pendingBars[s] = b
+        delivered += 1
+        do {
+            try simulation.add(symbol: s, bar: b)
+            if let signal = simulation.latestSignal(s), !signal.isWarmUp { raw.append(.signal(signal)) }
+        } catch {
+            // The signal model cannot represent a quantity of this bar: no signal for it (see LiveSessions.md).
+        }
+        if delivered == universe.count {
+            completePendingStep()
+            completed += 1
+        }
+        return .accepted(completedSteps: completed)
+    }
+
+    private func same(_ bar: LiveBar, _ existing: Bar) -> LiveIngestOutcome {
+        if bar.bar == existing { return .duplicate }
+        return reject(bar, .conflicting(existing: LiveBar(symbol: bar.symbol, bar: existing)))
+    }
+
+    private func reject(_ bar: LiveBar, _ reason: LiveBarRejection) -> LiveIngestOutcome {
+        raw.append(.barRejected(bar, reason))
+        return .rejected(reason)
+    }
+
+    /// Runs the step being collected through the simulator and records its events.
+    private func completePendingStep() {
+        guard let t = pendingTime else { return }
+        for s in 0..<universe.count where simulation.hasBar(s) { lastBars[s] = pendingBars[s] }
+        simulation.completeStep(time: t)
+        pendingTime = nil
+        delivered = 0
+        // Orders in execution order: each placement before the resolutions logged after it.
+        let placements = simulation.takePlacements()
+        let orderCount = simulation.orders.count
+        let cash = simulation.cash
+        var k = 0
+        for i in ordersSeen..<orderCount {
+            while k < placements.count && placements[k].ordersResolvedBefore <= i {
+                raw.append(.placed(placements[k]))
+                k += 1
+            }
+            raw.append(.resolved(orderIndex: i, cash: cash))
+        }
+        while k < placements.count {
+            raw.append(.placed(placements[k]))
+            k += 1
+        }
+        ordersSeen = orderCount
+        raw.append(.equity(step: simulation.stepCount - 1, openPositions: simulation.openPositionCount))
     }
 
     /// Completes the pending step with the symbols that delivered a bar (the others have no bar at that step,
-    /// as in the backtest): the grace timeout of a driver. Returns the step's events; none when no step is pending.
+    /// as in the backtest): the grace timeout of a driver. Returns the events; none when no step is pending.
     public func closeStep() -> [LiveEvent] {
-        fatalError("w-live: not implemented yet")
+        completePendingStep()
+        return takeEvents()
     }
 
-    /// The events recorded since the last call, as contract values.
+    /// The events recorded since the last call, as contract values. A `signal_update` whose signal the contract
+    /// cannot carry (a non-finite field, e.g. the volume ratio over an all-zero-volume window) is left out.
     public func takeEvents() -> [LiveEvent] {
-        fatalError("w-live: not implemented yet")
+        defer { raw.removeAll(keepingCapacity: true) }
+        var out: [LiveEvent] = []
+        out.reserveCapacity(raw.count)
+        let orders = simulation.orders
+        for event in raw {
+            switch event {
+            case .signal(let signal):
+                if let message = try? SignalContracts.liveMessage(signal, config: configuration.signalModel) {
+                    out.append(.signalUpdate(message))
+                }
+            case .placed(let p):
+                out.append(.order(LiveOrderEvent(
+                    id: p.id, symbol: universe[p.symbol], side: p.side.rawValue,
+                    reason: p.isContribution ? "contribution" : "signal",
+                    decidedAt: APITimestamp(epochSeconds: simulation.timestamps[p.step]),
+                    amount: p.isContribution ? p.amount : nil)))
+            case let .resolved(i, cash):
+                let o = orders[i]
+                let time = APITimestamp(epochSeconds: simulation.timestamps[o.resolvedStep])
+                let symbol = universe[o.symbol]
+                if o.reason != .signal {
+                    out.append(.order(LiveOrderEvent(
+                        id: o.id, symbol: symbol, side: o.side.rawValue, reason: o.reason.rawValue, decidedAt: time, amount: nil)))
+                }
+                if let rejection = o.rejection {
+                    out.append(.rejected(LiveRejectedEvent(
+                        reason: rejection.rawValue, message: "order \(o.id) (\(o.side.rawValue) \(symbol)) rejected: \(rejection.rawValue)",
+                        symbol: symbol, timestamp: time, orderId: o.id)))
+                } else {
+                    out.append(.fill(LiveFillEvent(
+                        orderId: o.id, symbol: symbol, side: o.side.rawValue, reason: o.reason.rawValue, timestamp: time,
+                        price: o.fillPrice, shares: o.shares, commission: o.commission, cash: cash)))
+                }
+            case let .equity(step, openPositions):
+                out.append(.equity(LiveEquityEvent(
+                    timestamp: APITimestamp(epochSeconds: simulation.timestamps[step]), equity: simulation.equityCurve[step],
+                    cash: simulation.cashCurve[step], contributions: simulation.contributionCurve[step],
+                    openPositions: openPositions)))
+            case let .barRejected(bar, reason):
+                var field: String?
+                if case .invalid(let f, _) = reason { field = f }
+                out.append(.rejected(LiveRejectedEvent(
+                    reason: reason.code, message: "\(bar.symbol) bar at \(iso8601(epochSeconds: bar.timestamp)): \(reason)",
+                    symbol: bar.symbol, timestamp: APITimestamp(epochSeconds: bar.timestamp), field: field)))
+            }
+        }
+        return out
     }
 
     /// Forgets the recorded events (keeping the buffer's capacity).
-    public func discardEvents() {
-        fatalError("w-live: not implemented yet")
-    }
+    public func discardEvents() { raw.removeAll(keepingCapacity: true) }
 
     /// The timestamp of the step being collected (some symbols delivered, the step is not complete), or `nil`.
-    public var pendingStepTime: Int64? { fatalError("w-live: not implemented yet") }
+    public var pendingStepTime: Int64? { pendingTime }
 
     /// The timestamp of the last completed step, or `nil` before the first.
-    public var lastCompletedStepTime: Int64? { fatalError("w-live: not implemented yet") }
+    public var lastCompletedStepTime: Int64? { simulation.timestamps.last }
 
     /// Number of completed steps.
-    public var completedSteps: Int { fatalError("w-live: not implemented yet") }
+    public var completedSteps: Int { simulation.stepCount }
 
     /// What `Backtest.run` returns on the completed steps' bars: equal, bit for bit, to the backtest on that
     /// data. Orders still pending are listed as the backtest lists them when its data ends (rejected,
     /// `no-bar-for-symbol`); in the session they stay pending.
-    public func result() -> BacktestResult {
-        fatalError("w-live: not implemented yet")
-    }
+    public func result() -> BacktestResult { simulation.result() }
 
-    /// `GET /portfolio` of the session (BacktestContracts.portfolio of ``result()``).
+    /// `GET /portfolio` of the session (`BacktestContracts.portfolio` of ``result()``).
     /// - Throws: `APIContractError` before the first completed step, or as the adapter does.
     public func portfolio(recentTrades: Int = 10, exchangeTimeZone: ExchangeTimeZone = .newYork) throws -> Portfolio {
         try BacktestContracts.portfolio(result(), recentTrades: recentTrades, exchangeTimeZone: exchangeTimeZone)
     }
 
-    /// `GET /signals`: each symbol's latest signal (symbols without any bar are left out).
-    /// - Throws: `APIContractError` when no symbol has a bar yet, or a ready signal has a non-finite number.
+    /// `GET /signals`: each symbol's latest signal, in universe order (symbols without a signal yet are left out).
+    /// - Throws: `APIContractError` when no symbol has a signal yet, or a ready signal has a non-finite number.
     public func signals() throws -> SignalsResponse {
-        fatalError("w-live: not implemented yet")
+        let latest = (0..<universe.count).compactMap { simulation.latestSignal($0) }
+        return try SignalContracts.response(latest, config: configuration.signalModel)
     }
 
-    /// The trade history (BacktestContracts.tradeHistory of ``result()``).
+    /// The trade history (`BacktestContracts.tradeHistory` of ``result()``).
     /// - Throws: `APIContractError` when there is no closed trade.
     public func tradeHistory() throws -> TradeHistory {
         try BacktestContracts.tradeHistory(result())
     }
 
-    /// The whole state, exactly (doubles as bit patterns): `LiveSession(snapshot:)` continues identically.
+    /// The whole state, exactly: `LiveSession(snapshot:)` continues identically (events not yet taken are not
+    /// part of it).
     public func snapshot() -> LiveSnapshot {
-        fatalError("w-live: not implemented yet")
+        LiveSnapshot(
+            version: LiveSnapshot.currentVersion, configuration: configuration, universe: universe,
+            simulation: simulation.state(), pendingTime: pendingTime, pendingBars: pendingBars.map { LiveSnapshot.BarBits($0) },
+            lastBars: lastBars.map { $0.map { LiveSnapshot.BarBits($0) } })
     }
 }
 
-/// The exact state of a ``LiveSession``, Codable. Encode it with ``encoded()`` (JSON; every engine double is
-/// written as its bit pattern, the signal model's state through its Codable form).
+extension LiveStrategy {
+    /// The simulator's streaming form.
+    var streaming: StreamingStrategy {
+        switch self {
+        case .sentio: .sentio
+        case let .rsi(period, lower, upper): .rsi(period: period, lower: lower, upper: upper)
+        case .buyAndHold: .buyAndHold
+        case let .dca(amount, every, symbols): .dca(amount: amount, every: every, symbols: symbols)
+        }
+    }
+}
+
+/// The exact state of a ``LiveSession``, Codable. Encode it with ``encoded()`` (JSON; every double of the
+/// simulator and of the bars is written as its IEEE-754 bit pattern, the signal model's and indicators' states
+/// through their Codable forms, whose non-finite values are written as the strings `nan`, `inf`, `-inf`).
 public struct LiveSnapshot: Sendable, Codable {
-    /// Format version (1).
+    /// The format version this build writes and reads.
+    public static let currentVersion = 1
+
+    /// A bar with its doubles as bit patterns.
+    struct BarBits: Sendable, Codable, Equatable {
+        var timestamp: Int64
+        var open: UInt64, high: UInt64, low: UInt64, close: UInt64, volume: UInt64
+        init(_ b: Bar) {
+            timestamp = b.timestamp
+            open = b.open.bitPattern
+            high = b.high.bitPattern
+            low = b.low.bitPattern
+            close = b.close.bitPattern
+            volume = b.volume.bitPattern
+        }
+        var bar: Bar {
+            Bar(timestamp: timestamp, open: Double(bitPattern: open), high: Double(bitPattern: high),
+                low: Double(bitPattern: low), close: Double(bitPattern: close), volume: Double(bitPattern: volume))
+        }
+    }
+
+    /// Format version (``currentVersion``).
     public var version: Int
     public var configuration: LiveConfiguration
     public var universe: [String]
+    /// The simulator's state.
+    public var simulation: SteppedSimulationState
+    /// The time of the step being collected, if any.
+    public var pendingTime: Int64?
+    var pendingBars: [BarBits]
+    var lastBars: [BarBits?]
 
-    /// The snapshot as JSON bytes.
-    public func encoded() throws -> [UInt8] { fatalError("w-live: not implemented yet") }
+    /// Number of completed steps.
+    public var completedSteps: Int { simulation.stepCount }
+
+    init(version: Int, configuration: LiveConfiguration, universe: [String], simulation: SteppedSimulationState,
+         pendingTime: Int64?, pendingBars: [BarBits], lastBars: [BarBits?]) {
+        self.version = version
+        self.configuration = configuration
+        self.universe = universe
+        self.simulation = simulation
+        self.pendingTime = pendingTime
+        self.pendingBars = pendingBars
+        self.lastBars = lastBars
+    }
+
+    private static func encoder() -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return e
+    }
+
+    /// The snapshot as JSON bytes (keys sorted: equal states give equal bytes).
+    public func encoded() throws -> [UInt8] { [UInt8](try Self.encoder().encode(self)) }
 
     /// Decodes ``encoded()``'s bytes.
-    public init(encoded bytes: [UInt8]) throws { fatalError("w-live: not implemented yet") }
+    /// - Throws: `DecodingError` for bytes that are not such a snapshot.
+    public init(encoded bytes: [UInt8]) throws {
+        let d = JSONDecoder()
+        d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        self = try d.decode(LiveSnapshot.self, from: Data(bytes))
+    }
 }

@@ -8,7 +8,7 @@ public enum SignalType: String, Sendable, Codable, CaseIterable {
 }
 
 /// Which rule produced the signal type (drives the English text and the history's `status`).
-public enum SignalReason: String, Sendable, CaseIterable {
+public enum SignalReason: String, Sendable, CaseIterable, Codable {
     /// Not enough bars yet for a full regression window: HOLD, confidence 0.
     case warmUp
     /// The window's design matrix is singular (constant or collinear features): HOLD, confidence 0.
@@ -34,7 +34,7 @@ public enum SignalReason: String, Sendable, CaseIterable {
 /// `recommendation`/`reasoning` are generated on demand by ``SignalText`` (they are not part of the per-bar
 /// update, so the streaming engine does no string work). Equality compares the bit patterns of every number
 /// (so two NaNs are equal): "bit-identical" in tests means `==`.
-public struct Signal: Sendable, Equatable {
+public struct Signal: Sendable, Equatable, Codable {
     public var symbol: String
     /// Bar time, UTC epoch seconds.
     public var timestamp: Int64

@@ -38,7 +38,7 @@ public enum SignalInputError: UserInputError, Equatable {
 /// the catalog article `SignalModel.md` and in ``SignalModelConfig``. Batch evaluation
 /// (``SignalModel/evaluate(_:config:)``) runs this same update, so batch and streaming results are
 /// bit-identical.
-public struct SignalModelState: Sendable {
+public struct SignalModelState: Sendable, Codable {
     /// Number of features (regressors, without the intercept).
     public static let featureCount = SignalModelConfig.parameterCount - 1
 

@@ -1,0 +1,177 @@
+import SentioCore
+import SentioIndicators
+import SentioSignals
+
+/// The exact state of a ``SteppedSimulation`` (what a snapshot of a live session stores): every double of the
+/// simulator as its IEEE-754 bit pattern, the indicator and signal-model states in their Codable form.
+/// `SteppedSimulation(configuration:strategy:symbols:signalModel:state:)` continues exactly where it was taken.
+public struct SteppedSimulationState: Sendable, Codable {
+    struct Trade: Sendable, Codable, Equatable {
+        var symbolIndex: Int, entryStep: Int, exitStep: Int, entryBar: Int, exitBar: Int
+        var entryTime: Int64, exitTime: Int64
+        var entryPrice: UInt64, exitPrice: UInt64, shares: UInt64, pnl: UInt64, pnlPercent: UInt64, commission: UInt64
+        var exitReason: ExitReason
+    }
+
+    struct Order: Sendable, Codable, Equatable {
+        var id: Int, symbol: Int, side: OrderSide, reason: ExitReason, decidedStep: Int, resolvedStep: Int
+        var rejection: RejectionReason?
+        var fillPrice: UInt64, shares: UInt64, commission: UInt64
+    }
+
+    var cash: UInt64, commissionsPaid: UInt64, nextOrderID: Int, openCount: Int
+    var cursor: [Int], hasBar: [Bool], lastClose: [UInt64]
+    var shares: [UInt64], costBasis: [UInt64], entryPrice: [UInt64], entryCommission: [UInt64]
+    var entryStep: [Int], entryBar: [Int], entryTime: [Int64]
+    var stopPrice: [UInt64], targetPrice: [UInt64], levelsLiveFromStep: [Int]
+    var pendingKind: [UInt8], pendingID: [Int], pendingStep: [Int]
+    var pendingDecisionClose: [UInt64], pendingStopPercent: [UInt64], pendingTargetPercent: [UInt64], pendingAmount: [UInt64]
+    var barOpen: [UInt64], barHigh: [UInt64], barLow: [UInt64], barClose: [UInt64]
+    var timestamps: [Int64], equity: [UInt64], cashCurve: [UInt64], contributions: [UInt64], exposed: [Bool]
+    var trades: [Trade], orders: [Order]
+    var signalStates: [SignalModelState], latestSignals: [Signal?]
+    var rsiStates: [RelativeStrengthIndex], rsiValues: [UInt64], dcaLastPeriod: [Int]
+
+    /// Number of completed steps.
+    public var stepCount: Int { timestamps.count }
+}
+
+private func bits(_ s: Slots<Double>) -> [UInt64] { s.array.map(\.bitPattern) }
+private func bits(_ a: [Double]) -> [UInt64] { a.map(\.bitPattern) }
+private func doubles(_ a: [UInt64]) -> [Double] { a.map(Double.init(bitPattern:)) }
+
+extension SteppedSimulation {
+    /// The exact state (see ``SteppedSimulationState``).
+    public func state() -> SteppedSimulationState {
+        core.state(bars: bars, timestamps: timestamps, decider: decider)
+    }
+}
+
+extension SimulationCore {
+    borrowing func state(bars: PendingStepBars, timestamps: [Int64], decider: StreamingDecider) -> SteppedSimulationState {
+        return SteppedSimulationState(
+            cash: self.cash.bitPattern, commissionsPaid: self.commissionsPaid.bitPattern, nextOrderID: self.nextOrderID,
+            openCount: self.openCount, cursor: self.cursor.array, hasBar: self.hasBar.array, lastClose: bits(self.lastClose),
+            shares: bits(self.shares), costBasis: bits(self.costBasis), entryPrice: bits(self.entryPrice),
+            entryCommission: bits(self.entryCommission), entryStep: self.entryStep.array, entryBar: self.entryBar.array,
+            entryTime: self.entryTime.array, stopPrice: bits(self.stopPrice), targetPrice: bits(self.targetPrice),
+            levelsLiveFromStep: self.levelsLiveFromStep.array, pendingKind: self.pendingKind.array.map(\.rawValue),
+            pendingID: self.pendingID.array, pendingStep: self.pendingStep.array,
+            pendingDecisionClose: bits(self.pendingDecisionClose), pendingStopPercent: bits(self.pendingStopPercent),
+            pendingTargetPercent: bits(self.pendingTargetPercent), pendingAmount: bits(self.pendingAmount),
+            barOpen: bits(bars.opens), barHigh: bits(bars.highs), barLow: bits(bars.lows), barClose: bits(bars.closes),
+            timestamps: timestamps, equity: bits(self.equityCurve), cashCurve: bits(self.cashCurve),
+            contributions: bits(self.contributions), exposed: self.exposed,
+            trades: self.trades.map {
+                .init(symbolIndex: $0.symbolIndex, entryStep: $0.entryStep, exitStep: $0.exitStep, entryBar: $0.entryBar,
+                      exitBar: $0.exitBar, entryTime: $0.entryTime, exitTime: $0.exitTime,
+                      entryPrice: $0.entryPrice.bitPattern, exitPrice: $0.exitPrice.bitPattern, shares: $0.shares.bitPattern,
+                      pnl: $0.pnl.bitPattern, pnlPercent: $0.pnlPercent.bitPattern, commission: $0.commission.bitPattern,
+                      exitReason: $0.exitReason)
+            },
+            orders: self.orders.map {
+                .init(id: $0.id, symbol: $0.symbol, side: $0.side, reason: $0.reason, decidedStep: $0.decidedStep,
+                      resolvedStep: $0.resolvedStep, rejection: $0.rejection, fillPrice: $0.fillPrice.bitPattern,
+                      shares: $0.shares.bitPattern, commission: $0.commission.bitPattern)
+            },
+            signalStates: decider.signalStates, latestSignals: decider.latestSignals, rsiStates: decider.rsiStates,
+            rsiValues: bits(decider.rsiValues), dcaLastPeriod: decider.dca?.lastPeriod ?? [])
+    }
+}
+
+extension SteppedSimulation {
+
+    /// A simulation continuing from `state`, taken from a simulation with the same configuration, strategy,
+    /// symbols and signal model.
+    ///
+    /// - Throws: `BacktestError` for an invalid configuration (as `init`), or a state that does not fit
+    ///   (per-symbol arrays of another length, an unknown pending-order kind, curves of different lengths).
+    public convenience init(configuration: BacktestConfiguration, strategy: StreamingStrategy, symbols: [String],
+                            signalModel: SignalModelConfig = SignalModelConfig(), state: SteppedSimulationState) throws {
+        try self.init(configuration: configuration, strategy: strategy, symbols: symbols, signalModel: signalModel)
+        let n = symbols.count
+        let perSymbol: [Int] = [
+            state.cursor.count, state.hasBar.count, state.lastClose.count, state.shares.count, state.costBasis.count,
+            state.entryPrice.count, state.entryCommission.count, state.entryStep.count, state.entryBar.count,
+            state.entryTime.count, state.stopPrice.count, state.targetPrice.count, state.levelsLiveFromStep.count,
+            state.pendingKind.count, state.pendingID.count, state.pendingStep.count, state.pendingDecisionClose.count,
+            state.pendingStopPercent.count, state.pendingTargetPercent.count, state.pendingAmount.count,
+            state.barOpen.count, state.barHigh.count, state.barLow.count, state.barClose.count,
+            state.signalStates.count, state.latestSignals.count, state.rsiValues.count,
+        ]
+        guard perSymbol.allSatisfy({ $0 == n }), state.rsiStates.count == decider.rsiStates.count,
+              state.dcaLastPeriod.count == (decider.dca?.lastPeriod.count ?? 0) else {
+            throw BacktestError("the simulation state does not fit \(n) symbols and this strategy")
+        }
+        let steps = state.timestamps.count
+        guard state.equity.count == steps, state.cashCurve.count == steps, state.contributions.count == steps,
+              state.exposed.count == steps else {
+            throw BacktestError("the simulation state's curves have different lengths")
+        }
+        var kinds: [PendingKind] = []
+        for raw in state.pendingKind {
+            guard let k = PendingKind(rawValue: raw) else { throw BacktestError("unknown pending order kind \(raw)") }
+            kinds.append(k)
+        }
+        guard zip(symbols, state.signalStates).allSatisfy({ $0 == $1.symbol && $1.config == signalModel }) else {
+            throw BacktestError("the simulation state's signal models do not match the symbols and configuration")
+        }
+        core.cash = Double(bitPattern: state.cash)
+        core.commissionsPaid = Double(bitPattern: state.commissionsPaid)
+        core.nextOrderID = state.nextOrderID
+        core.openCount = state.openCount
+        core.cursor.assign(state.cursor)
+        core.hasBar.assign(state.hasBar)
+        core.lastClose.assign(doubles(state.lastClose))
+        core.shares.assign(doubles(state.shares))
+        core.costBasis.assign(doubles(state.costBasis))
+        core.entryPrice.assign(doubles(state.entryPrice))
+        core.entryCommission.assign(doubles(state.entryCommission))
+        core.entryStep.assign(state.entryStep)
+        core.entryBar.assign(state.entryBar)
+        core.entryTime.assign(state.entryTime)
+        core.stopPrice.assign(doubles(state.stopPrice))
+        core.targetPrice.assign(doubles(state.targetPrice))
+        core.levelsLiveFromStep.assign(state.levelsLiveFromStep)
+        core.pendingKind.assign(kinds)
+        core.pendingID.assign(state.pendingID)
+        core.pendingStep.assign(state.pendingStep)
+        core.pendingDecisionClose.assign(doubles(state.pendingDecisionClose))
+        core.pendingStopPercent.assign(doubles(state.pendingStopPercent))
+        core.pendingTargetPercent.assign(doubles(state.pendingTargetPercent))
+        core.pendingAmount.assign(doubles(state.pendingAmount))
+        bars.opens.assign(doubles(state.barOpen))
+        bars.highs.assign(doubles(state.barHigh))
+        bars.lows.assign(doubles(state.barLow))
+        bars.closes.assign(doubles(state.barClose))
+        timestamps = state.timestamps
+        core.equityCurve = doubles(state.equity)
+        core.cashCurve = doubles(state.cashCurve)
+        core.contributions = doubles(state.contributions)
+        core.exposed = state.exposed
+        for t in state.trades where !(0..<n).contains(t.symbolIndex) {
+            throw BacktestError("a trade of the simulation state names symbol number \(t.symbolIndex) of \(n)")
+        }
+        core.trades = state.trades.map {
+            ClosedTrade(
+                symbol: symbols[$0.symbolIndex], symbolIndex: $0.symbolIndex, entryStep: $0.entryStep, exitStep: $0.exitStep,
+                entryBar: $0.entryBar, exitBar: $0.exitBar, entryTime: $0.entryTime, exitTime: $0.exitTime,
+                entryPrice: Double(bitPattern: $0.entryPrice), exitPrice: Double(bitPattern: $0.exitPrice),
+                shares: Double(bitPattern: $0.shares), pnl: Double(bitPattern: $0.pnl),
+                pnlPercent: Double(bitPattern: $0.pnlPercent), commission: Double(bitPattern: $0.commission),
+                signalType: "BUY", exitReason: $0.exitReason)
+        }
+        core.orders = state.orders.map {
+            OrderRecord(
+                id: $0.id, symbol: $0.symbol, side: $0.side, reason: $0.reason, decidedStep: $0.decidedStep,
+                resolvedStep: $0.resolvedStep, rejection: $0.rejection, fillPrice: Double(bitPattern: $0.fillPrice),
+                shares: Double(bitPattern: $0.shares), commission: Double(bitPattern: $0.commission))
+        }
+        decider.signalStates = state.signalStates
+        decider.latestSignals = state.latestSignals
+        decider.signalDecisions = state.latestSignals.map { $0.map(SignalDecision.init) ?? SignalDecision(action: .hold) }
+        decider.rsiStates = state.rsiStates
+        decider.rsiValues = doubles(state.rsiValues)
+        if decider.dca != nil { decider.dca!.lastPeriod = state.dcaLastPeriod }
+    }
+}

@@ -1,0 +1,301 @@
+import Foundation
+import SentioAPI
+import SentioTestSupport
+import Testing
+
+@testable import Sentio
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// `sentio live` in real child processes: SIGKILL at random moments and resume, bad bars, configuration changes,
+// `generate --format ndjson | live`, --follow. Final states are compared as `live show` prints them (the exact
+// engine snapshot, the portfolio and the trade history) and against `Backtest.run` on the same bars and options.
+
+/// Starts `sentio arguments...` with standard input from `input` (a file path or a pipe), output to files.
+func startLive(_ arguments: [String], input: Any) throws -> (process: Process, stdout: URL, stderr: URL) {
+    let process = Process()
+    process.executableURL = try sentioExecutable.get()
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    let outputDirectory = try temporaryDirectory("sentio-live-output")
+    let stdout = outputDirectory.appendingPathComponent("stdout"), stderr = outputDirectory.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+    process.standardInput = input
+    process.standardOutput = try FileHandle(forWritingTo: stdout)
+    process.standardError = try FileHandle(forWritingTo: stderr)
+    try process.run()
+    return (process, stdout, stderr)
+}
+
+/// Runs `sentio arguments...` to completion with `text` on standard input.
+func runLive(_ arguments: [String], input text: String) throws -> SentioRun {
+    let file = try temporaryDirectory("sentio-live-input").appendingPathComponent("feed.ndjson")
+    try Data(text.utf8).write(to: file)
+    let (process, stdout, stderr) = try startLive(arguments, input: try FileHandle(forReadingFrom: file))
+    process.waitUntilExit()
+    return SentioRun(
+        status: process.terminationStatus,
+        stdout: String(decoding: try Data(contentsOf: stdout), as: UTF8.self),
+        stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
+}
+
+/// A generated minute market and its NDJSON feed lines, in timeline order.
+func liveMarket(symbols: Int, bars: Int, seed: UInt64) throws -> (series: [OHLCVSeries], lines: [String]) {
+    let config = MarketConfig(
+        symbols: MarketConfig.firstSymbols(symbols), bars: bars, frequency: .minute, seed: seed,
+        start: CivilDate(iso: "2024-01-02")!)
+    let series = try MarketGenerator(config: config).generate()
+    var writer = ByteWriter()
+    NDJSONBars.encode(timeline: series, into: &writer)
+    let lines = String(decoding: writer.bytes, as: UTF8.self).split(separator: "\n").map { String($0) + "\n" }
+    return (series, lines)
+}
+
+/// What `live show` prints for a store: the snapshot bytes, the portfolio and the trade history.
+struct LiveFinalState: Equatable {
+    var snapshot: String
+    var portfolio: String
+    var trades: String
+
+    init(db: String) throws {
+        func show(_ item: String) throws -> String {
+            let run = try runSentio(["live", "show", item, "--db", db])
+            #expect(run.status == 0, "live show \(item): \(run.stderr)")
+            return run.stdout
+        }
+        snapshot = try show("snapshot")
+        portfolio = try show("portfolio")
+        trades = try show("trades")
+    }
+}
+
+@Suite("sentio live", .serialized)
+struct LiveCLITests {
+    static let rsiOptions = ["--strategy", "rsi", "--rsi-period", "5", "--step-timeout", "0"]
+
+    /// The backtest on the same bars and options (RSI 5, 30/70, $100,000, commission 0.001, equal weight over
+    /// all symbols, next-open fills), as the contracts print it.
+    static func backtestState(_ series: [OHLCVSeries]) throws -> (portfolio: String, trades: String) {
+        let configuration = BacktestConfiguration(
+            initialCapital: 100_000, fill: .nextOpen, costs: TradingCosts(commissionRate: 0.001),
+            sizing: .equalWeight(maxPositions: series.count))
+        let result = try Backtest(configuration).run(RSIStrategy(period: 5, lower: 30, upper: 70), on: try Market(series))
+        return (
+            try APIJSON.encode(BacktestContracts.portfolio(result, recentTrades: 10, exchangeTimeZone: .newYork)),
+            try APIJSON.encode(BacktestContracts.tradeHistory(result))
+        )
+    }
+
+    static func committedInputs(_ db: String) throws -> Int64 {
+        try LiveJournal(database: try SentioDatabase(path: db, mode: .existingOnly)).lastInputSeq
+    }
+
+    /// Seeded: 24 SIGKILLs at random moments while the feed streams through a pipe; after each, the feed is sent
+    /// again from a random point at or before the last committed bar (as a reconnecting feed does). The final
+    /// state equals an uninterrupted run's, bit for bit, and the backtest's.
+    @Test func killedAndResumedRunsEndInTheUninterruptedState() throws {
+        signal(SIGPIPE, SIG_IGN)
+        var rng = SplitMix64(seed: 0x5EED_1313)
+        let (series, lines) = try liveMarket(symbols: 3, bars: 240, seed: 11)
+        let symbols = series.map(\.symbol).joined(separator: ",")
+        let arguments = ["live", "--symbols", symbols] + Self.rsiOptions + ["--snapshot-interval", "97"]
+
+        let baselineDB = try temporaryDirectory("live-baseline").appendingPathComponent("s.sqlite").path
+        let baseline = try runLive(arguments + ["--db", baselineDB], input: lines.joined())
+        #expect(baseline.status == 0, "\(baseline.stderr)")
+        let expected = try LiveFinalState(db: baselineDB)
+
+        let db = try temporaryDirectory("live-killed").appendingPathComponent("s.sqlite").path
+        var resumeFrom = 0
+        var kills = 0
+        var progressed = Set<Int64>()
+        while kills < 24 {
+            let pipe = Pipe()
+            let (process, _, _) = try startLive(arguments + ["--db", db], input: pipe)
+            let end = min(lines.count, resumeFrom + Int(rng.next() % UInt64(lines.count / 3)) + 1)
+            let text = lines[resumeFrom..<end].joined()
+            // Written in a few pieces with pauses, then killed after a random delay: the kill lands anywhere from
+            // start-up to the middle of a group commit.
+            let bytes = Array(text.utf8)
+            var position = 0
+            while position < bytes.count {
+                let piece = min(bytes.count - position, 1 + Int(rng.next() % 4096))
+                try? pipe.fileHandleForWriting.write(contentsOf: bytes[position..<(position + piece)])
+                position += piece
+                if rng.next() % 4 == 0 { usleep(UInt32(rng.next() % 3_000)) }
+            }
+            usleep(UInt32(rng.next() % 40_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try? pipe.fileHandleForWriting.close()
+            #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 0)
+            kills += 1
+            let committed = try FileManager.default.fileExists(atPath: db) ? Self.committedInputs(db) : 0
+            progressed.insert(committed)
+            // Re-send from a random earlier point: at or before the last committed (acknowledged) bar.
+            resumeFrom = Int(rng.next() % UInt64(committed + 1))
+        }
+        // The last run sends the rest of the feed and reaches its end.
+        let last = try runLive(arguments + ["--db", db], input: lines[resumeFrom...].joined())
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(progressed.count > 3, "the kills should land at many different points: \(progressed.sorted())")
+        let final = try LiveFinalState(db: db)
+        #expect(final == expected)
+        let backtest = try Self.backtestState(series)
+        #expect(final.portfolio == backtest.portfolio)
+        #expect(final.trades == backtest.trades)
+    }
+
+    /// Duplicate bars are no-ops; a conflicting bar is rejected and never replaces the stored one; a late bar is
+    /// rejected; malformed lines are rejected naming their line; the session ends as if the bad lines were absent.
+    @Test func duplicateConflictingLateAndMalformedBars() throws {
+        let (series, lines) = try liveMarket(symbols: 2, bars: 60, seed: 5)
+        let symbols = series.map(\.symbol).joined(separator: ",")
+        let arguments = ["live", "--symbols", symbols] + Self.rsiOptions
+        let cleanDB = try temporaryDirectory("live-clean").appendingPathComponent("s.sqlite").path
+        #expect(try runLive(arguments + ["--db", cleanDB], input: lines.joined()).status == 0)
+
+        var feed = Array(lines[0..<40])
+        feed.append(lines[10])  // line 41: a duplicate of a stored bar
+        let conflicting = lines[12].replacingOccurrences(of: "\"volume\":", with: "\"volume\":1")  // line 42
+        #expect(conflicting != lines[12])
+        feed.append(conflicting)
+        // Line 43: a bar older than the current step whose symbol and time were never stored.
+        feed.append(#"{"symbol":"\#(series[0].symbol)","timestamp":"2023-12-29T15:59:00Z","open":10,"high":10,"low":10,"close":10,"volume":1}"# + "\n")
+        feed.append("{not json\n")  // line 44
+        feed.append(#"{"symbol":"X","timestamp":"2024-01-02T09:30:00Z","open":10,"high":9,"low":10,"close":10,"volume":1}"# + "\n")  // line 45
+        feed.append(#"{"symbol":"X","timestamp":"2024-01-02T09:30:00Z","open":10,"high":10,"low":10,"close":10}"# + "\n")  // line 46
+        feed += lines[40...]
+        let db = try temporaryDirectory("live-bad").appendingPathComponent("s.sqlite").path
+        let run = try runLive(arguments + ["--db", db], input: feed.joined())
+        #expect(run.status == 0, "\(run.stderr)")
+
+        let rejected = try run.stdout.split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["type"] as? String == "rejected" }
+        let byLine = Dictionary(uniqueKeysWithValues: rejected.compactMap { r in (r["line"] as? Int).map { ($0, r) } })
+        #expect(byLine[41] == nil, "a duplicate is a no-op")
+        #expect(byLine[42]?["reason"] as? String == "conflicting-bar")
+        #expect(byLine[43]?["reason"] as? String == "late-bar")
+        #expect(byLine[44]?["reason"] as? String == "malformed-line")
+        #expect((byLine[44]?["message"] as? String)?.hasPrefix("stdin:44: ") == true)
+        #expect(byLine[45]?["reason"] as? String == "malformed-line")
+        #expect(byLine[45]?["field"] as? String == "high")
+        #expect(byLine[46]?["field"] as? String == "volume")
+        #expect(rejected.count == 5, "\(rejected)")
+        #expect(run.stderr.contains("1 duplicates"), "\(run.stderr)")
+        // The stored bar was kept: the final state is the clean run's.
+        #expect(try LiveFinalState(db: db) == LiveFinalState(db: cleanDB))
+        // Every rejection was journaled before it was published.
+        let journal = try LiveJournal(database: try SentioDatabase(path: db, mode: .existingOnly))
+        #expect(try journal.events().filter { $0.type == "rejected" }.count == 5)
+    }
+
+    /// Continuing with other options is an error naming what differs; --reset starts over with them, keeping the
+    /// bars, and ends where a fresh session with those options ends.
+    @Test func configurationMismatchIsAnErrorAndResetStartsOver() throws {
+        let (series, lines) = try liveMarket(symbols: 2, bars: 50, seed: 9)
+        let symbols = series.map(\.symbol).joined(separator: ",")
+        let base = ["live", "--symbols", symbols] + Self.rsiOptions
+        let db = try temporaryDirectory("live-config").appendingPathComponent("s.sqlite").path
+        #expect(try runLive(base + ["--db", db], input: lines.joined()).status == 0)
+
+        let changed = base + ["--capital", "50000", "--fill", "close", "--db", db]
+        let mismatch = try runLive(changed, input: "")
+        #expect(mismatch.status == 2)
+        #expect(mismatch.stderr.contains("initialCapital: stored 100000.0, given 50000.0"), "\(mismatch.stderr)")
+        #expect(mismatch.stderr.contains("fill: stored next-open, given close"), "\(mismatch.stderr)")
+        #expect(mismatch.stderr.contains("--reset"))
+        let otherUniverse = try runLive(["live", "--symbols", "TQQQ"] + Self.rsiOptions + ["--db", db], input: "")
+        #expect(otherUniverse.status == 2)
+        #expect(otherUniverse.stderr.contains("universe: stored \(symbols), given TQQQ"), "\(otherUniverse.stderr)")
+
+        let reset = try runLive(changed + ["--reset"], input: "")
+        #expect(reset.status == 0, "\(reset.stderr)")
+        let fresh = try temporaryDirectory("live-config-fresh").appendingPathComponent("s.sqlite").path
+        #expect(try runLive(base + ["--capital", "50000", "--fill", "close", "--db", fresh], input: lines.joined()).status == 0)
+        #expect(try LiveFinalState(db: db) == LiveFinalState(db: fresh))
+        // Continuing now needs the new options.
+        #expect(try runLive(base + ["--db", db], input: "").status == 2)
+        #expect(try runLive(changed, input: "").status == 0)
+    }
+
+    /// `sentio generate --format ndjson | sentio live`: the documented demo, with the default strategy (the signal
+    /// model), ends where the backtest ends on the same generated files.
+    @Test func generatedNDJSONFeedsLive() throws {
+        let generated = try runSentio(["generate", "--symbols", "2", "--bars", "400", "--freq", "minute", "--seed", "3", "--format", "ndjson"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let dir = try temporaryDirectory("live-generate")
+        let csv = try runSentio(["generate", "--symbols", "2", "--bars", "400", "--freq", "minute", "--seed", "3", "--out", dir.path])
+        #expect(csv.status == 0)
+        let series = try MarketGenerator(config: MarketConfig(
+            symbols: MarketConfig.firstSymbols(2), bars: 400, frequency: .minute, seed: 3,
+            start: CivilDate(iso: "2023-01-02")!)).generate()
+        // The NDJSON feed holds exactly the bars of the CSV files, in timeline order.
+        let fromCSV = try OHLCVReader.readDirectory(dir.path)
+        let lines = generated.stdout.split(separator: "\n")
+        #expect(lines.count == 800)
+        for (k, line) in lines.enumerated() {
+            let bar = try NDJSONBars.decode(line: String(line), number: k + 1)!.get()
+            let source = fromCSV.first { $0.symbol == bar.symbol }!
+            #expect(source[bar: k / 2] == bar.bar)
+        }
+        let db = dir.appendingPathComponent("s.sqlite").path
+        let run = try runLive(["live", "--db", db, "--symbols", "TQQQ,SQQQ"], input: generated.stdout)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(#""type": "signal_update""#))
+        let configuration = BacktestConfiguration(
+            initialCapital: 100_000, fill: .nextOpen, costs: TradingCosts(commissionRate: 0.001),
+            sizing: .equalWeight(maxPositions: 2))
+        let result = try Backtest(configuration).run(
+            try SignalStrategy.sentio(config: SignalModelConfig()), on: try Market(series))
+        let portfolio = try runSentio(["live", "show", "portfolio", "--db", db])
+        #expect(portfolio.stdout == (try APIJSON.encode(BacktestContracts.portfolio(result, recentTrades: 10, exchangeTimeZone: .newYork))))
+    }
+
+    /// --follow DIR: rows appended to per-symbol CSV files are picked up; SIGTERM ends the run cleanly (exit 0,
+    /// journal flushed) and the state equals a stdin run on the same bars.
+    @Test func followingCSVFilesUntilSIGTERM() throws {
+        let (series, lines) = try liveMarket(symbols: 2, bars: 60, seed: 21)
+        let symbols = series.map(\.symbol).joined(separator: ",")
+        let arguments = ["live", "--symbols", symbols] + Self.rsiOptions
+        let stdinDB = try temporaryDirectory("live-follow-stdin").appendingPathComponent("s.sqlite").path
+        #expect(try runLive(arguments + ["--db", stdinDB], input: lines.joined()).status == 0)
+
+        let dir = try temporaryDirectory("live-follow")
+        let db = dir.appendingPathComponent("s.sqlite").path
+        let data = dir.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        func csvLines(_ s: OHLCVSeries) -> [String] {
+            String(decoding: OHLCVWriter.encode(s, options: .init(datesWhenMidnight: false)), as: UTF8.self)
+                .split(separator: "\n").map { String($0) + "\n" }
+        }
+        let files = series.map { data.appendingPathComponent("\($0.symbol).csv") }
+        let texts = series.map(csvLines)
+        // The first half before the start, the rest appended while it runs.
+        for (k, file) in files.enumerated() { try texts[k][0...30].joined().write(to: file, atomically: false, encoding: .utf8) }
+        let (process, _, stderr) = try startLive(
+            arguments + ["--db", db, "--follow", data.path, "--poll-interval", "0.05"], input: FileHandle.nullDevice)
+        for row in 31..<texts[0].count {
+            for (k, file) in files.enumerated() {
+                let handle = try FileHandle(forWritingTo: file)
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(texts[k][row].utf8))
+                try handle.close()
+            }
+            if row % 10 == 0 { usleep(60_000) }
+        }
+        var waited = 0
+        while (try? Self.committedInputs(db)) ?? 0 < 120, waited < 600 {
+            usleep(50_000)
+            waited += 1
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(String(decoding: try Data(contentsOf: stderr), as: UTF8.self))")
+        #expect(try LiveFinalState(db: db) == LiveFinalState(db: stdinDB))
+    }
+}
