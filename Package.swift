@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "SentioServerTests",
             dependencies: [
-                "SentioServer", "SentioAPI", "SentioData", "SentioCLI", "SentioTestSupport",
+                "SentioServer", "SentioAPI", "SentioData", "SentioLive", "SentioCLI", "SentioTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),

@@ -5,6 +5,7 @@ import Logging
 import Sentio
 import SentioData
 import SentioFunds
+import SentioLive
 import SentioServer
 
 struct ServeCommand: ParsableCommand {
@@ -32,8 +33,15 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Replay speed in steps (timestamps) per second, or `max` (default: 10).", valueName: "N|max"))
     var speed = "10"
 
-    @Option(help: ArgumentHelp("Symbols served without --replay, comma-separated (default: every stored symbol).", valueName: "LIST"))
-    var symbols: String?
+    @OptionGroup var selection: SymbolSelectionOptions
+
+    @OptionGroup var live: LiveStrategyOptions
+
+    @Flag(help: "Start the live session over with these options (journaled events and snapshots deleted, bars kept and replayed).")
+    var reset = false
+
+    @Option(name: .customLong("step-timeout"), help: ArgumentHelp("Seconds after a step's first bar after which it completes without the symbols still missing (0 = never; default: 10).", valueName: "SECONDS"))
+    var stepTimeout: Double = 10
 
     @Option(name: .customLong("cors-origin"), help: "Access-Control-Allow-Origin of every response (default: *).")
     var corsOrigin = "*"
@@ -69,6 +77,7 @@ struct ServeCommand: ParsableCommand {
                 throw ValidationError("--speed must be a positive number of steps per second or `max`, got '\(speed)'")
             }
         }
+        if !(stepTimeout >= 0 && stepTimeout.isFinite) { throw ValidationError("--step-timeout must be a number of seconds >= 0, got \(stepTimeout)") }
         if fundAccess != nil && funds == nil { throw ValidationError("--fund-access needs --funds") }
         if fundMetadata != nil && funds == nil { throw ValidationError("--fund-metadata needs --funds") }
     }
@@ -91,19 +100,16 @@ struct ServeCommand: ParsableCommand {
 
         let feed = try replay.map { try ReplayFeed(directory: $0, stepsPerSecond: speed == "max" ? nil : Double(speed)) }
         let database = try store.open(mode: .createIfMissing)
-        var universe: [String]
-        if let feed {
-            universe = feed.symbols
-        } else if let symbols {
-            universe = symbols.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        } else {
-            universe = try database.instruments().map(\.symbol)
+        // The universe: --symbols, else the replay's symbols, else the stored session's.
+        var universe = try selection.list()
+        if universe == nil, let feed { universe = feed.symbols }
+        if universe == nil { universe = try JournaledLiveSession.storedSetup(in: database)?.universe }
+        guard let universe, !universe.isEmpty else {
+            throw UsageError("no symbol to serve: give --replay DIR or --symbols LIST to start a session in \(database.path)")
         }
-        guard !universe.isEmpty else {
-            throw UsageError("no symbol to serve: give --replay DIR, --symbols LIST, or a store with bars (\(database.path))")
-        }
+        let setup = LiveSessionSetup(configuration: live.configuration(symbolCount: universe.count), universe: universe)
         let portal = try loadPortal()
-        let backend = try StoreBackedLive(database: database, universe: universe)
+        let backend = try JournaledLiveBackend(database: database, setup: setup, reset: reset, stepTimeout: stepTimeout)
 
         var logger = Logger(label: "sentio.serve")
         logger.logLevel = .warning

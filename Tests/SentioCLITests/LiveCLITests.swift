@@ -295,7 +295,7 @@ struct LiveCLITests {
         }
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(String(decoding: try Data(contentsOf: stderr), as: UTF8.self))")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(String(decoding: (try? Data(contentsOf: stderr)) ?? Data(), as: UTF8.self))")
         #expect(try LiveFinalState(db: db) == LiveFinalState(db: stdinDB))
     }
 }

@@ -105,7 +105,7 @@ struct IngestAndAuthTests {
         let malformed = good + #"{"symbol":"TQQQ","timestamp":"2024-01-02","open":"1","high":2,"low":1,"close":1.5,"volume":1}"# + "\n"
         let bad = try await h.request("/api/v1/bars", method: .POST, headers: auth, body: malformed)
         #expect(bad.status == 400)
-        let message = try JSONDecoder().decode(APIErrorBody.self, Data(bad.body.utf8)).error
+        let message = try JSONDecoder().decode(APIErrorBody.self, from: Data(bad.body.utf8)).error
         #expect(message.contains("3") && message.contains("open"), "\(message)")
         let array = #"[{"symbol":"TQQQ","timestamp":"2030-01-02","open":1,"high":2,"low":1,"close":1.5,"volume":1},{"symbol":"TQQQ"}]"#
         let badArray = try await h.request("/api/v1/bars", method: .POST, headers: auth + [("Content-Type", "application/json")], body: array)

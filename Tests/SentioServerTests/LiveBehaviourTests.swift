@@ -3,6 +3,7 @@ import Foundation
 import HummingbirdWSClient
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOHTTP1
 import SentioAPI
 import SentioCore

@@ -76,7 +76,7 @@ struct ServerEndpointTests {
         #expect(try Strict.decode(StrictSymbolDetail.self, plain.body).historicalData.count == 1)
         let unknown = try await h.request("/api/v1/symbols/NOPE")
         #expect(unknown.status == 404)
-        #expect(try JSONDecoder().decode(APIErrorBody.self, Data(unknown.body.utf8)).error.contains("NOPE"))
+        #expect(try JSONDecoder().decode(APIErrorBody.self, from: Data(unknown.body.utf8)).error.contains("NOPE"))
         let bad = try await h.request("/api/v1/symbols/TQQQ?timeframe=2W")
         #expect(bad.status == 400)
         #expect(bad.body.contains("timeframe"))
@@ -130,7 +130,7 @@ struct ServerEndpointTests {
         for (path, method, status) in cases {
             let r = try await h.request(path, method: method)
             #expect(r.status == status, "\(method) \(path): \(r.status)")
-            let body = try JSONDecoder().decode(APIErrorBody.self, Data(r.body.utf8))
+            let body = try JSONDecoder().decode(APIErrorBody.self, from: Data(r.body.utf8))
             #expect(!body.error.isEmpty)
             if status == 405 { #expect(r.headers.first(name: "Allow") != nil) }
         }

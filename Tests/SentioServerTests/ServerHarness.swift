@@ -7,7 +7,9 @@ import NIOHTTP1
 import SentioAPI
 import SentioCore
 import SentioData
+import SentioBacktest
 import SentioFunds
+import SentioLive
 import SentioServer
 import SentioStore
 import SentioTestSupport
@@ -36,7 +38,9 @@ final class ServerHarness: @unchecked Sendable {
     init(preload: Int = 480, configure: (inout ServerOptions) -> Void = { _ in }, portal: FundPortal? = nil) async throws {
         directory = try temporaryDirectory("sentio-serve-tests")
         let database = try SentioDatabase(path: directory.appendingPathComponent("store.sqlite").path)
-        let backend = try StoreBackedLive(database: database, universe: testSymbols)
+        let setup = LiveSessionSetup(
+            configuration: LiveConfiguration(strategy: .sentio, backtest: BacktestConfiguration()), universe: testSymbols)
+        let backend = try JournaledLiveBackend(database: database, setup: setup, stepTimeout: 0)
         let steps = try sampleSteps()
         _ = try backend.ingest(Array(steps.prefix(preload).joined()))
         var options = ServerOptions()
@@ -47,7 +51,8 @@ final class ServerHarness: @unchecked Sendable {
         configure(&options)
         var logger = Logger(label: "sentio.serve.tests")
         logger.logLevel = .critical
-        let server = SentioHTTPServer(options: options, backend: backend, portal: portal ?? (try Self.samplePortal()), logger: logger)
+        let chosenPortal = try portal ?? Self.samplePortal()
+        let server = SentioHTTPServer(options: options, backend: backend, portal: chosenPortal, logger: logger)
         self.server = server
         let (ready, continuation) = AsyncStream<Int>.makeStream()
         runTask = Task {

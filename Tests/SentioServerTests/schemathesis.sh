@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SENTIO="${1:-${SENTIO_BINARY:-.build/debug/sentio}}"
-VENV="${SCHEMATHESIS_VENV:-.build-schemathesis}"
+VENV="$(pwd)/${SCHEMATHESIS_VENV:-.build-schemathesis}"
 if [ ! -x "$VENV/bin/st" ]; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet "schemathesis==4.32.5"
@@ -40,7 +40,8 @@ for _ in $(seq 1 600); do
   curl -sf "$URL/api/v1/trades" >/dev/null && break
   sleep 0.1
 done
-# Ingestion with its own token, then everything else with the ADMIN JWT.
+# Ingestion with its own token, then everything else with the ADMIN JWT (run in $WORK: schemathesis leaves a cache dir).
+cd "$WORK"
 "$VENV/bin/st" run "$URL/openapi.json" \
   --checks all \
   --include-path /api/v1/bars \
