@@ -189,8 +189,11 @@ extension SentioHTTPServer {
                 throw ServerError(status: .unauthorized, message: "a valid ingestion token is required (Authorization: Bearer TOKEN)",
                                   headers: [.wwwAuthenticate: "Bearer"])
             }
+            let tooLarge = ServerError(status: .contentTooLarge, message: "the request body is larger than the limit (--max-body \(maxBody) bytes)")
+            if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBody { throw tooLarge }
             var request = request
-            let body = try await request.collectBody(upTo: maxBody)
+            let body: ByteBuffer
+            do { body = try await request.collectBody(upTo: maxBody) } catch is NIOTooManyBytesError { throw tooLarge }
             let bars = try BarsBody.decode(body, contentType: request.headers[.contentType])
             let outcomes = try await engine.ingest(bars)
             var results: [IngestBarStatus] = []
