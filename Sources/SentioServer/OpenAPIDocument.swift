@@ -703,7 +703,9 @@ enum OpenAPIDocument {
           "content": {
             "application/x-ndjson": {
               "schema": {
-                "type": "string"
+                "type": "string",
+                "minLength": 1,
+                "description": "one Bar object per line"
               }
             },
             "application/json": {
@@ -711,7 +713,8 @@ enum OpenAPIDocument {
                 "type": "array",
                 "items": {
                   "$ref": "#/components/schemas/Bar"
-                }
+                },
+                "minItems": 1
               }
             }
           }
@@ -1655,25 +1658,32 @@ enum OpenAPIDocument {
         "type": "object",
         "properties": {
           "symbol": {
-            "type": "string"
+            "type": "string",
+            "minLength": 1
           },
           "timestamp": {
-            "type": "string"
+            "type": "string",
+            "minLength": 1
           },
           "open": {
-            "type": "number"
+            "type": "number",
+            "exclusiveMinimum": 0
           },
           "high": {
-            "type": "number"
+            "type": "number",
+            "exclusiveMinimum": 0
           },
           "low": {
-            "type": "number"
+            "type": "number",
+            "exclusiveMinimum": 0
           },
           "close": {
-            "type": "number"
+            "type": "number",
+            "exclusiveMinimum": 0
           },
           "volume": {
-            "type": "number"
+            "type": "number",
+            "minimum": 0
           }
         },
         "required": [
@@ -1685,7 +1695,8 @@ enum OpenAPIDocument {
           "close",
           "volume"
         ],
-        "additionalProperties": false
+        "additionalProperties": false,
+        "description": "One bar. Also required (not expressible here): high >= max(open, close), low <= min(open, close), a timestamp the OHLCV reader accepts (e.g. 2024-01-02 or 2024-01-02T14:31:00Z)."
       },
       "Health": {
         "type": "object",

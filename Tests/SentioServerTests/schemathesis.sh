@@ -40,11 +40,13 @@ for _ in $(seq 1 600); do
   curl -sf "$URL/api/v1/trades" >/dev/null && break
   sleep 0.1
 done
-# Ingestion with its own token, then everything else with the ADMIN JWT (run in $WORK: schemathesis leaves a cache dir).
+# Ingestion with its own token (positive_data_acceptance excluded there: a bar's cross-field rules, high >= low
+# and so on, are not expressible in JSON Schema, so schema-valid bars may rightly be 400), then everything else with the ADMIN JWT (run in $WORK: schemathesis leaves a cache dir).
 cd "$WORK"
 "$VENV/bin/st" run "$URL/openapi.json" \
   --checks all \
   --include-path /api/v1/bars \
+  --exclude-checks positive_data_acceptance \
   --header "Authorization: Bearer $SENTIO_INGEST_TOKEN" \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \
   --seed 1 \
