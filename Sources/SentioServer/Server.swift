@@ -110,7 +110,8 @@ public final class SentioHTTPServer: Sendable {
         var configuration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(4)
-        configuration.maximumCancellationDuration = .milliseconds(500)
+        // No limit on cancellation: the library would turn an overrun into a fatalError (a crash, not an exit).
+        configuration.maximumCancellationDuration = nil
         let serviceGroup = ServiceGroup(configuration: configuration)
         group.withLockedValue { $0 = serviceGroup }
         if shutdownRequested.withLockedValue({ $0 }) { return }
