@@ -9,13 +9,26 @@ extension APIJSON {
     ///
     /// - Throws: ``APIEncodingError`` as ``encode(_:)`` does.
     public static func encodeLine<T: Encodable>(_ value: T) throws(APIEncodingError) -> String {
-        let pretty = try encode(value)
-        var out = ""
-        out.reserveCapacity(pretty.utf8.count)
-        for line in pretty.split(separator: "\n", omittingEmptySubsequences: true) {
-            out += line.drop(while: { $0 == " " })
+        var pretty = try encode(value)
+        // Byte by byte: a line feed and the spaces after it are dropped (measured: splitting into substrings
+        // and appending them cost as much as the encoding itself).
+        return pretty.withUTF8 { bytes in
+            String(unsafeUninitializedCapacity: bytes.count) { out in
+                var count = 0
+                var atLineStart = false
+                for byte in bytes {
+                    if byte == 0x0A {
+                        atLineStart = true
+                        continue
+                    }
+                    if atLineStart && byte == 0x20 { continue }
+                    atLineStart = false
+                    out[count] = byte
+                    count += 1
+                }
+                out[count] = 0x0A
+                return count + 1
+            }
         }
-        out += "\n"
-        return out
     }
 }

@@ -242,11 +242,14 @@ public final class SteppedSimulation {
     public var cash: Double { core.cash }
     public var openPositionCount: Int { core.openCount }
 
-    /// The strategy's order placements since the last call (oldest first).
-    public func takePlacements() -> [OrderPlacement] {
-        defer { core.placements.removeAll(keepingCapacity: true) }
-        return core.placements
-    }
+    /// Number of entries of the order log (``orders``).
+    public var orderCount: Int { core.orders.count }
+
+    /// Number of order placements since the last ``discardPlacements()``.
+    public var placementCount: Int { core.placements.count }
+
+    /// Placement number `i` since the last ``discardPlacements()`` (oldest first).
+    public func placement(_ i: Int) -> OrderPlacement { core.placements[i] }
 
     /// Forgets the placements (keeping the buffer's capacity).
     public func discardPlacements() { core.placements.removeAll(keepingCapacity: true) }

@@ -5,3 +5,4 @@ import Sentio
 // BacktestCommand.swift: when both are merged, delete this file (a conformance may be declared only once).
 extension FillTiming: ExpressibleByArgument {}
 extension ContributionPeriod: ExpressibleByArgument {}
+extension LiveJournal.Synchronous: ExpressibleByArgument {}

@@ -17,7 +17,11 @@ struct LiveBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure the journaled session: replay throughput, durable-acknowledgement latency, restart time.",
-        shouldDisplay: false
+        discussion: """
+            Generates a minute-bar market, feeds it in timeline order through a journaled session in a fresh \
+            store (one group commit per --batch bars), restarts it as a killed process leaves it (the longest tail \
+            since the newest snapshot), then times single-bar commits. Prints wall-clock and CPU figures.
+            """
     )
 
     @Option(help: ArgumentHelp("Symbols of the generated market (1 to 12).", valueName: "N"))
@@ -33,7 +37,7 @@ struct LiveBenchCommand: ParsableCommand {
     var snapshotInterval: Int = JournaledLiveSession.defaultSnapshotInterval
 
     @Option(help: ArgumentHelp("PRAGMA synchronous of the journal: full or normal.", valueName: "LEVEL"))
-    var synchronous: String = "full"
+    var synchronous: LiveJournal.Synchronous = .full
 
     @Option(name: .customLong("ack-samples"), help: ArgumentHelp("Single-bar commits timed for the latency figures.", valueName: "N"))
     var ackSamples: Int = 2_000
@@ -41,13 +45,22 @@ struct LiveBenchCommand: ParsableCommand {
     @Flag(name: .customLong("journal-only"), help: "Time the store alone (no engine).")
     var journalOnly = false
 
+    @Flag(name: .customLong("no-publish"), help: "Do not encode the published events (signal updates, equity marks...) as the command does for its output; journaled events are encoded either way.")
+    var noPublish = false
+
     @Option(help: ArgumentHelp("Directory for the benchmark's store files (default: a temporary directory).", valueName: "DIR"))
     var directory: String?
 
+    func validate() throws {
+        if !(1...12).contains(symbols) { throw ValidationError("--symbols must be in 1...12, got \(symbols)") }
+        if bars < 1 { throw ValidationError("--bars must be at least 1, got \(bars)") }
+        if batch < 1 { throw ValidationError("--batch must be at least 1, got \(batch)") }
+        if snapshotInterval < 1 { throw ValidationError("--snapshot-interval must be at least 1, got \(snapshotInterval)") }
+        if ackSamples < 1 { throw ValidationError("--ack-samples must be at least 1, got \(ackSamples)") }
+    }
+
     func run() throws {
-        guard let level = LiveJournal.Synchronous(rawValue: synchronous) else {
-            throw ValidationError("--synchronous must be full or normal")
-        }
+        let level = synchronous
         let config = MarketConfig(
             symbols: MarketConfig.firstSymbols(symbols), bars: bars, frequency: .minute, seed: 7,
             start: CivilDate(iso: "2020-01-02")!)
@@ -87,11 +100,13 @@ struct LiveBenchCommand: ParsableCommand {
             for (k, item) in feed.enumerated() {
                 try live.ingest(item)
                 if (k + 1) % batch == 0 {
-                    for event in try live.commit() { output += try APIJSON.encodeLine(event).utf8.count }
+                    let events = try live.commit()
+                    if !noPublish { for event in events { output += try APIJSON.encodeLine(event).utf8.count } }
                 }
             }
             // Killed here: no finish(), so the restart below replays the longest tail since the last snapshot.
-            for event in try live.commit() { output += try APIJSON.encodeLine(event).utf8.count }
+            let events = try live.commit()
+            if !noPublish { for event in events { output += try APIJSON.encodeLine(event).utf8.count } }
         }
         let seconds = Self.seconds(clock.now - started)
         let cpu = Self.cpuSeconds() - cpuStarted

@@ -236,6 +236,13 @@ struct LiveRunCommand: ParsableCommand {
             database: database, setup: setup, reset: reset, snapshotInterval: snapshotInterval)
         signal(SIGINT) { _ in liveStopRequested = 1 }
         signal(SIGTERM) { _ in liveStopRequested = 1 }
+        // A parent may have started us with these signals blocked (the mask is inherited): unblock them, or a
+        // SIGTERM would stay pending and the run would never stop.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
         var output = LiveEventOutput()
         var loop = LiveInputLoop(live: live, stepTimeout: stepTimeout, output: output)
         if let follow {

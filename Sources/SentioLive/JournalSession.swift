@@ -70,7 +70,7 @@ public enum LiveJournalError: UserInputError, Equatable {
 public final class JournaledLiveSession {
     /// The default snapshot interval, in inputs. Chosen by measurement (see the store's Journal article): restart
     /// replays at most this many inputs plus loading one snapshot.
-    public static let defaultSnapshotInterval = 100_000
+    public static let defaultSnapshotInterval = 50_000
 
     public private(set) var session: LiveSession
     public let journal: LiveJournal

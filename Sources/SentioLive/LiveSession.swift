@@ -37,6 +37,12 @@ public struct LiveBar: Sendable, Hashable, Codable {
     /// `(field, message)`, or `nil`: every price finite and > 0, volume finite and ≥ 0, `high ≥ low`,
     /// `high ≥ max(open, close)`, `low ≤ min(open, close)`.
     public var validationProblem: (field: String, message: String)? {
+        // The common case without building anything.
+        if open.isFinite && open > 0 && high.isFinite && high > 0 && low.isFinite && low > 0 && close.isFinite
+            && close > 0 && volume.isFinite && volume >= 0 && high >= low && high >= Swift.max(open, close)
+            && low <= Swift.min(open, close) {
+            return nil
+        }
         for (field, x) in [("open", open), ("high", high), ("low", low), ("close", close)] where !(x.isFinite && x > 0) {
             return (field, "\(field) must be a finite price > 0, got \(x)")
         }
@@ -177,7 +183,7 @@ public final class LiveSession {
         guard (delivered > 0) == (pendingTime != nil) else {
             throw BacktestError("the live snapshot's pending step is inconsistent")
         }
-        ordersSeen = simulation.orders.count
+        ordersSeen = simulation.orderCount
         raw.reserveCapacity(64)
     }
 
@@ -248,21 +254,22 @@ public final class LiveSession {
         pendingTime = nil
         delivered = 0
         // Orders in execution order: each placement before the resolutions logged after it.
-        let placements = simulation.takePlacements()
-        let orderCount = simulation.orders.count
+        let placements = simulation.placementCount
+        let orderCount = simulation.orderCount
         let cash = simulation.cash
         var k = 0
         for i in ordersSeen..<orderCount {
-            while k < placements.count && placements[k].ordersResolvedBefore <= i {
-                raw.append(.placed(placements[k]))
+            while k < placements && simulation.placement(k).ordersResolvedBefore <= i {
+                raw.append(.placed(simulation.placement(k)))
                 k += 1
             }
             raw.append(.resolved(orderIndex: i, cash: cash))
         }
-        while k < placements.count {
-            raw.append(.placed(placements[k]))
+        while k < placements {
+            raw.append(.placed(simulation.placement(k)))
             k += 1
         }
+        simulation.discardPlacements()
         ordersSeen = orderCount
         raw.append(.equity(step: simulation.stepCount - 1, openPositions: simulation.openPositionCount))
     }

@@ -24,7 +24,27 @@ struct GenerateCommandTests {
         #expect(try OHLCVReader.readDirectory(out).map(\.symbol) == ["SOXL", "SQQQ", "TQQQ"])
     }
 
+    /// `--format ndjson`: one feed of the same bars as the CSV files, in timeline order (timestamp, then the order of
+    /// --symbols), each line a strict NDJSON bar.
+    @Test func ndjsonIsTheCSVBarsInTimelineOrder() throws {
+        let dir = try temporaryDirectory()
+        try GenerateCommand.parse(["--symbols", "SQQQ,TQQQ,SOXL", "--bars", "25", "--freq", "minute", "--seed", "8", "--out", dir.path]).run()
+        let feed = dir.appendingPathComponent("feed.ndjson").path
+        try GenerateCommand.parse(["--symbols", "SQQQ,TQQQ,SOXL", "--bars", "25", "--freq", "minute", "--seed", "8", "--format", "ndjson", "--out", feed]).run()
+        let csv = try OHLCVReader.readDirectory(dir.path)
+        let lines = try String(contentsOfFile: feed, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 75)
+        for (k, line) in lines.enumerated() {
+            let bar = try NDJSONBars.decode(line: String(line), number: k + 1)!.get()
+            #expect(bar.symbol == ["SQQQ", "TQQQ", "SOXL"][k % 3])
+            let source = csv.first { $0.symbol == bar.symbol }!
+            #expect(source[bar: k / 3] == bar.bar)
+        }
+    }
+
     @Test(arguments: [
+        ["--format", "table"],
+        ["--format", "json", "--out", "x"],
         ["--bars", "0", "--out", "x"],
         ["--symbols", "13", "--out", "x"],
         ["--symbols", "SPY", "--out", "x"],

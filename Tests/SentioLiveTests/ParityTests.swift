@@ -119,7 +119,7 @@ func restart(_ session: LiveSession) throws -> LiveSession {
     /// Random markets, strategies and options; bars of each timestamp in random order, with random duplicates
     /// re-sent, random grace-timeout closes of incomplete steps, and random restarts (snapshot → bytes →
     /// session): the session's result, and its events, equal the backtest's bit for bit.
-    @Test(arguments: 0..<48)
+    @Test(arguments: 0..<40)
     func sessionEqualsBacktest(caseIndex: Int) throws {
         var rng = SplitMix64(seed: 0x5E_1170 &+ UInt64(caseIndex) &* 0x9E37_79B9_7F4A_7C15)
         let symbolCount = 1 + Int(rng.next() % 5)
@@ -137,18 +137,18 @@ func restart(_ session: LiveSession) throws -> LiveSession {
         var session = try LiveSession(configuration: configuration, universe: universe)
         var events: [LiveEvent] = []
         var sent: [LiveBar] = []
-        var restarts = 0
         for t in byTime.keys.sorted() {
             var bars = byTime[t]!
             bars.shuffle(using: &rng)
             for bar in bars {
-                if rng.next() % 25 == 0 { session = try restart(session); restarts += 1 }
+                if rng.next() % 40 == 0 { session = try restart(session) }
                 events += session.ingest(bar)
                 sent.append(bar)
                 if rng.next() % 6 == 0 {
                     // Re-send a bar of this step or of the past: a duplicate, or (older than the symbol's last) late.
                     let old = rng.next() % 2 == 0 ? bar : sent[Int(rng.next() % UInt64(sent.count))]
-                    let before = try session.snapshot().encoded()
+                    let compare = rng.next() % 4 == 0
+                    let before = compare ? try session.snapshot().encoded() : []
                     let outcome = session.process(old)
                     let resent = session.takeEvents()
                     if old == bar {
@@ -161,7 +161,7 @@ func restart(_ session: LiveSession) throws -> LiveSession {
                         default: Issue.record("a re-sent bar gave \(outcome)")
                         }
                     }
-                    #expect(try session.snapshot().encoded() == before, "a re-sent bar changes nothing")
+                    if compare { #expect(try session.snapshot().encoded() == before, "a re-sent bar changes nothing") }
                 }
             }
             if rng.next() % 4 == 0 { events += session.closeStep() }
@@ -187,6 +187,5 @@ func restart(_ session: LiveSession) throws -> LiveSession {
         let placed = events.compactMap { if case .order(let o) = $0 { o.id } else { nil } }
         #expect(placed.sorted() == expected.orders.map(\.id), "one order event per order")
         for e in events { _ = try APIJSON.encode(e) }
-        print("PARITY case \(caseIndex) \(configuration.strategy.name) steps \(expected.timestamps.count) trades \(expected.trades.count) orders \(expected.orders.count) rejected \(expected.rejectedOrders.count) restarts \(restarts) events \(events.count)")
     }
 }
