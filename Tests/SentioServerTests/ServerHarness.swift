@@ -56,6 +56,8 @@ final class ServerHarness: @unchecked Sendable {
         self.server = server
         let (ready, continuation) = AsyncStream<Int>.makeStream()
         runTask = Task {
+            // Finish the stream however run() ends, so that a server that never listens fails the test, not hangs it.
+            defer { continuation.finish() }
             try await server.run(gracefulShutdownSignals: []) { port in continuation.yield(port) }
         }
         var it = ready.makeAsyncIterator()
