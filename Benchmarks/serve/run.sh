@@ -3,7 +3,7 @@
 # the pinned `websockets`), a release build of sentio (swift build -c release).
 #  1. wrk, keep-alive, rate limit off: GET /api/v1/signals beside a minimal Hummingbird route returning a constant
 #     body (the ceiling, same binary, same run; --bench-ceiling-port).
-#  2. 1,000 WebSocket clients: time from an ingested bar (POST acknowledged... sent) to each client's signal_update,
+#  2. 1,000 WebSocket clients: time from just before a bar is POSTed to each client's signal_update,
 #     p50/p99/max over the last client per bar; server RSS with the clients connected.
 # Usage: Benchmarks/serve/run.sh [SENTIO_BINARY]   (env: DURATION=10s CONNECTIONS=64 THREADS=2 CLIENTS=1000 BARS=20)
 set -euo pipefail
