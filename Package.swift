@@ -17,6 +17,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // sentio serve (SentioServer only; no core module depends on these).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
     ],
     targets: [
         // OpenBLAS (CBLAS) and LAPACKE from Debian's libopenblas-dev and liblapacke-dev.
@@ -48,9 +56,26 @@ let package = Package(
                 "SentioBacktest", "SentioStore", "SentioReports", "SentioSavings",
             ]
         ),
+        .target(
+            name: "SentioServer",
+            dependencies: [
+                "Sentio", "SentioAPI", "SentioLive", "SentioData",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Resources"]
+        ),
         .executableTarget(
             name: "SentioCLI",
-            dependencies: ["Sentio", "SentioAPI", "SentioLive", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "Sentio", "SentioAPI", "SentioLive", "SentioServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         // Benchmark and test machinery kept out of the user's `sentio` (malloc-hook allocation counter, synthetic writers).
         .executableTarget(
@@ -75,6 +100,15 @@ let package = Package(
             name: "SentioAPITests",
             dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport", "SentioCLI"],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "SentioServerTests",
+            dependencies: [
+                "SentioServer", "SentioAPI", "SentioData", "SentioLive", "SentioCLI", "SentioTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
         ),
     ]
 )

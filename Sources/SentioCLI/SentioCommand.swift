@@ -33,6 +33,7 @@ struct SentioCommand: ParsableCommand {
             RunsCommand.self,
             BenchCommand.self,
             LiveCommand.self,
+            ServeCommand.self,
         ],
         defaultSubcommand: BacktestCommand.self
     )

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import Sentio
+import SentioData
+import SentioFunds
+import SentioLive
+import SentioServer
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the signals app and the LP portal over HTTP and WebSocket from the live engine.",
+        discussion: """
+            When ready, prints one line to standard error: `sentio serve: listening on http://HOST:PORT`.
+            SIGTERM/SIGINT shut down gracefully (WebSockets closed with 1001, requests in flight finished, last commit).
+            POST /api/v1/bars needs SENTIO_INGEST_TOKEN in the environment; the LP portal needs SENTIO_JWT_SECRET.
+            The endpoints are described at GET /openapi.json; the dashboard is at /.
+            """)
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: "Address to listen on (default: 127.0.0.1).")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free port (default: 8080).")
+    var port = 8080
+
+    @Option(help: ArgumentHelp("Feed the per-symbol CSV files of DIR through the live session while serving.", valueName: "DIR"))
+    var replay: String?
+
+    @Option(help: ArgumentHelp("Replay speed in steps (timestamps) per second, or `max` (default: 10).", valueName: "N|max"))
+    var speed = "10"
+
+    @OptionGroup var selection: SymbolSelectionOptions
+
+    @OptionGroup var live: LiveStrategyOptions
+
+    @Flag(help: "Start the live session over with these options (journaled events and snapshots deleted, bars kept and replayed).")
+    var reset = false
+
+    @Option(name: .customLong("step-timeout"), help: ArgumentHelp("Seconds after a step's first bar after which it completes without the symbols still missing (0 = never; default: 10).", valueName: "SECONDS"))
+    var stepTimeout: Double = 10
+
+    @Option(name: .customLong("cors-origin"), help: "Access-Control-Allow-Origin of every response (default: *).")
+    var corsOrigin = "*"
+
+    @Option(name: .customLong("rate-limit"), help: "Requests per client IP per minute on /api/v1 GETs; 0 = off (default: 100).")
+    var rateLimit = 100
+
+    @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body in bytes (default: 1048576).", valueName: "BYTES"))
+    var maxBody = 1 << 20
+
+    @Option(name: .customLong("ws-buffer"), help: "Messages a WebSocket client may fall behind before it is closed (default: 256).")
+    var webSocketBuffer = 256
+
+    @Option(help: ArgumentHelp("Fund events CSV for the LP portal.", valueName: "FILE"))
+    var funds: String?
+
+    @Option(name: .customLong("fund-metadata"), help: ArgumentHelp("Fund metadata CSV (names, manager, domicile, vintage).", valueName: "FILE"))
+    var fundMetadata: String?
+
+    @Option(name: .customLong("fund-access"), help: ArgumentHelp("CSV `investor,fund`: the funds each investor (JWT sub) may see.", valueName: "FILE"))
+    var fundAccess: String?
+
+    @Option(name: .customLong("bench-ceiling-port"), help: .hidden)
+    var benchCeilingPort: Int?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535, got \(port)") }
+        guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be ≥ 0, got \(rateLimit)") }
+        guard maxBody >= 1 else { throw ValidationError("--max-body must be ≥ 1, got \(maxBody)") }
+        guard webSocketBuffer >= 1 else { throw ValidationError("--ws-buffer must be ≥ 1, got \(webSocketBuffer)") }
+        if speed != "max" {
+            guard let s = Double(speed), s > 0, s.isFinite else {
+                throw ValidationError("--speed must be a positive number of steps per second or `max`, got '\(speed)'")
+            }
+        }
+        if !(stepTimeout >= 0 && stepTimeout.isFinite) { throw ValidationError("--step-timeout must be a number of seconds >= 0, got \(stepTimeout)") }
+        if fundAccess != nil && funds == nil { throw ValidationError("--fund-access needs --funds") }
+        if fundMetadata != nil && funds == nil { throw ValidationError("--fund-metadata needs --funds") }
+    }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        var options = ServerOptions()
+        options.host = host
+        options.port = port
+        options.corsOrigin = corsOrigin
+        options.rateLimit = rateLimit
+        options.maxBody = maxBody
+        options.webSocketBuffer = webSocketBuffer
+        options.ceilingPort = benchCeilingPort
+        options.ingestToken = environment["SENTIO_INGEST_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        options.jwtSecret = environment["SENTIO_JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+        if let secret = options.jwtSecret, secret.utf8.count < 32 {
+            throw UsageError("SENTIO_JWT_SECRET must be at least 32 bytes for HS256, got \(secret.utf8.count)")
+        }
+
+        let feed = try replay.map { try ReplayFeed(directory: $0, stepsPerSecond: speed == "max" ? nil : Double(speed)) }
+        let database = try store.open(mode: .createIfMissing)
+        // The universe: --symbols, else the replay's symbols, else the stored session's.
+        var universe = try selection.list()
+        if universe == nil, let feed { universe = feed.symbols }
+        if universe == nil { universe = try JournaledLiveSession.storedSetup(in: database)?.universe }
+        guard let universe, !universe.isEmpty else {
+            throw UsageError("no symbol to serve: give --replay DIR or --symbols LIST to start a session in \(database.path)")
+        }
+        let setup = LiveSessionSetup(configuration: live.configuration(symbolCount: universe.count), universe: universe)
+        let portal = try loadPortal()
+        let backend = try JournaledLiveBackend(database: database, setup: setup, reset: reset, stepTimeout: stepTimeout)
+
+        var logger = Logger(label: "sentio.serve")
+        logger.logLevel = .warning
+        let server = SentioHTTPServer(options: options, backend: backend, portal: portal, replay: feed, logger: logger)
+        let host = self.host
+        let done = DispatchSemaphore(value: 0)
+        let failure = LockedError()
+        Task {
+            do {
+                try await server.run { port in
+                    FileHandle.standardError.write(Data("sentio serve: listening on http://\(host):\(port)\n".utf8))
+                }
+            } catch {
+                failure.set(error)
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.get() { throw error }
+    }
+
+    func loadPortal() throws -> FundPortal? {
+        guard let funds else { return nil }
+        let events = try FundEventFile(text: try readTextFile(funds, role: "fund events"), file: funds)
+        let metadata = try fundMetadata.map { try FundMetadataFile(text: try readTextFile($0, role: "metadata"), file: $0) }
+        let access = try fundAccess.map {
+            try FundPortal.readAccess(text: try readTextFile($0, role: "fund access"), file: $0, events: events)
+        } ?? [:]
+        return FundPortal(events: events, metadata: metadata, access: access)
+    }
+}
+
+/// The server task's error, handed to the blocked main thread.
+final class LockedError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var error: Error?
+    func set(_ e: Error) { lock.lock(); error = e; lock.unlock() }
+    func get() -> Error? { lock.lock(); defer { lock.unlock() }; return error }
+}

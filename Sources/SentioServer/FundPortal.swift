@@ -1,0 +1,122 @@
+import Foundation
+import JWTKit
+import SentioAPI
+import SentioCore
+import SentioCSV
+import SentioFunds
+
+/// The LP portal's data: fund events (and metadata), the investors' access list, and the crypto holdings.
+///
+/// Access is an **access file**, CSV `investor,fund` (header required; one row per investor and fund id of the
+/// events file): an investor (JWT `sub`) sees exactly the funds listed for them; their dashboard and summary are
+/// computed over those funds only. `ADMIN` and `DATA_MANAGER` see every fund. A fund the investor may not see
+/// answers 404, exactly like a fund that does not exist.
+public struct FundPortal: Sendable {
+    public var events: FundEventFile
+    public var metadata: FundMetadataFile?
+    /// Fund ids (the events file's) per investor.
+    public var access: [String: Set<String>]
+    public var crypto: CryptoHoldingsResponse
+    public var asOf: CivilDate?
+
+    public init(
+        events: FundEventFile, metadata: FundMetadataFile?, access: [String: Set<String>],
+        crypto: CryptoHoldingsResponse = CryptoHoldingsResponse(holdings: [], totalValue: 0), asOf: CivilDate? = nil
+    ) {
+        self.events = events
+        self.metadata = metadata
+        self.access = access
+        self.crypto = crypto
+        self.asOf = asOf
+    }
+
+    /// Reads `investor,fund` rows.
+    /// - Throws: `FundInputError` naming the file, line and field for a missing column, an empty cell or a fund
+    ///   not in `events`.
+    public static func readAccess(text: String, file: String, events: FundEventFile) throws -> [String: Set<String>] {
+        var out: [String: Set<String>] = [:]
+        let known = Set(events.fundIDs)
+        var lineNumber = 0
+        var header: [String]? = nil
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty { continue }
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard let h = header else {
+                header = cells.map { $0.lowercased() }
+                guard header == ["investor", "fund"] else {
+                    throw FundInputError(file: file, line: lineNumber, field: nil, message: "the header must be `investor,fund`")
+                }
+                continue
+            }
+            guard cells.count == h.count else {
+                throw FundInputError(file: file, line: lineNumber, field: nil, message: "expected 2 cells, found \(cells.count)")
+            }
+            guard !cells[0].isEmpty else { throw FundInputError(file: file, line: lineNumber, field: "investor", message: "is empty") }
+            guard known.contains(cells[1]) else {
+                throw FundInputError(file: file, line: lineNumber, field: "fund", message: "'\(cells[1])' is not a fund of \(events.file)")
+            }
+            out[cells[0], default: []].insert(cells[1])
+        }
+        return out
+    }
+
+    /// The fund ids `claims` may see, in the events file's order.
+    func visibleFunds(_ claims: PortalClaims) -> [String] {
+        if claims.role != .user { return events.fundIDs }
+        let mine = access[claims.sub.value] ?? []
+        return events.fundIDs.filter { mine.contains($0) }
+    }
+
+    func report(for funds: [String]) throws -> FundReport {
+        var file = events
+        file.fundIDs = funds
+        file.eventsByFund = events.eventsByFund.filter { funds.contains($0.key) }
+        var meta = metadata
+        if var m = meta {
+            m.funds = m.funds.filter { funds.contains($0.key) }
+            meta = m
+        }
+        return try FundReport(events: file, metadata: meta, asOf: asOf)
+    }
+
+    /// The events file's fund id whose contract id (`ContractID.make("fund", id)`) or own id is `id`.
+    func fundID(matching id: String, among funds: [String]) -> String? {
+        funds.first { $0 == id || ContractID.make("fund", $0) == id }
+    }
+}
+
+/// The role claim of a portal token.
+public enum PortalRole: String, Codable, Sendable {
+    case user = "USER", admin = "ADMIN", dataManager = "DATA_MANAGER"
+}
+
+/// The JWT claims the portal reads: `sub` (investor id), `exp`, optional `role` (default `USER`).
+public struct PortalClaims: JWTPayload {
+    public var sub: SubjectClaim
+    public var exp: ExpirationClaim
+    public var role: PortalRole
+
+    public init(sub: String, exp: Date, role: PortalRole = .user) {
+        self.sub = SubjectClaim(value: sub)
+        self.exp = ExpirationClaim(value: exp)
+        self.role = role
+    }
+
+    enum CodingKeys: String, CodingKey { case sub, exp, role }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        sub = try c.decode(SubjectClaim.self, forKey: .sub)
+        exp = try c.decode(ExpirationClaim.self, forKey: .exp)
+        role = try c.decodeIfPresent(PortalRole.self, forKey: .role) ?? .user
+    }
+
+    public func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+        guard !sub.value.isEmpty else { throw JWTError.claimVerificationFailure(failedClaim: sub, reason: "empty subject") }
+    }
+}

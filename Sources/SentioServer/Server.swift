@@ -1,0 +1,165 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import JWTKit
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import SentioAPI
+import SentioData
+import ServiceLifecycle
+import UnixSignals
+
+/// `sentio serve`: the apps' HTTP and WebSocket API over a live backend (see the catalog article `Serving`).
+///
+/// Build it with a backend (which owns the live state), an optional LP portal and an optional replay feed;
+/// ``run(gracefulShutdownSignals:onReady:)`` serves until SIGTERM/SIGINT (or ``shutdown()``), then shuts down
+/// in this order: WebSockets closed with 1001, the replay stopped, the HTTP server stops accepting and finishes
+/// the requests in flight, the backend's last commit.
+public final class SentioHTTPServer: Sendable {
+    public let options: ServerOptions
+    let engine: LiveEngine
+    let hub: SignalHub
+    let metrics: ServerMetrics
+    let portal: FundPortal?
+    let replay: ReplayFeed?
+    let rateLimiter: RateLimiter
+    let portalCache = NIOLockedValueBox<[String: CachedBody]>([:])
+    let group = NIOLockedValueBox<ServiceGroup?>(nil)
+    let shutdownRequested = NIOLockedValueBox(false)
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - backend: the live state (loaded: `/healthz` answers 200 as soon as the server listens).
+    ///   - portal: the LP portal's data; `nil` answers its endpoints 404 (after authentication).
+    ///   - replay: bars to feed through the backend while serving.
+    public init(
+        options: ServerOptions, backend: sending any LiveBackend, portal: FundPortal? = nil, replay: ReplayFeed? = nil,
+        logger: Logger = Logger(label: "sentio.serve")
+    ) {
+        self.options = options
+        let metrics = ServerMetrics()
+        let hub = SignalHub(capacity: options.webSocketBuffer)
+        self.metrics = metrics
+        self.hub = hub
+        engine = LiveEngine(backend: backend, hub: hub, metrics: metrics)
+        self.portal = portal
+        self.replay = replay
+        rateLimiter = RateLimiter(perMinute: options.rateLimit)
+        self.logger = logger
+    }
+
+    /// Ingests bars as `POST /api/v1/bars` does (durable when it returns).
+    public func ingest(_ bars: [FeedBar]) async throws -> [BarOutcome] {
+        try await engine.ingest(bars)
+    }
+
+    /// Asks the running server to shut down gracefully (as SIGTERM does).
+    public func shutdown() async {
+        shutdownRequested.withLockedValue { $0 = true }
+        if let g = group.withLockedValue({ $0 }) { await g.triggerGracefulShutdown() }
+    }
+
+    /// Serves until a graceful shutdown completes. `onReady` gets the bound port once the server listens.
+    public func run(
+        gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
+        onReady: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) async throws {
+        let keys = JWTKeyCollection()
+        if let secret = options.jwtSecret {
+            guard secret.utf8.count >= 32 else { throw ServerConfigurationError.shortJWTSecret(bytes: secret.utf8.count) }
+            await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        }
+        let router = makeRouter(keys: keys)
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(maxFrameSize: 1 << 16, closeTimeout: .seconds(2))),
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        let hub = self.hub, engine = self.engine, logger = self.logger
+        // Shut down in reverse order: WebSockets (1001), replay, HTTP (finish in flight), engine (last commit).
+        let engineService = LifecycleStep(name: "engine-commit") {
+            do { try await engine.finish() } catch { logger.error("last commit failed: \(error)") }
+        }
+        let webSocketService = LifecycleStep(name: "websockets") {
+            hub.shutdown()
+            // Give the handlers a moment to send their close frames.
+            for _ in 0..<50 where hub.clientCount > 0 || hub.activeHandlers > 0 {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: engineService), .init(service: app),
+        ]
+        services.append(.init(service: StepTicker(engine: engine, logger: logger), successTerminationBehavior: .ignore))
+        if let replay {
+            services.append(.init(service: ReplayService(feed: replay, engine: engine, logger: logger),
+                                  successTerminationBehavior: .ignore))
+        }
+        if let ceilingPort = options.ceilingPort {
+            let ceiling = Router()
+            let constant = ByteBuffer(string: #"{"status":"ok","note":"constant body of the benchmark ceiling route"}"#)
+            ceiling.get("/constant") { _, _ in
+                Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: constant))
+            }
+            services.append(.init(service: Application(
+                router: ceiling, configuration: .init(address: .hostname(options.host, port: ceilingPort)), logger: logger)))
+        }
+        services.append(.init(service: webSocketService))
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(4)
+        // No limit on cancellation: the library would turn an overrun into a fatalError (a crash, not an exit).
+        configuration.maximumCancellationDuration = nil
+        let serviceGroup = ServiceGroup(configuration: configuration)
+        group.withLockedValue { $0 = serviceGroup }
+        if shutdownRequested.withLockedValue({ $0 }) { return }
+        try await serviceGroup.run()
+    }
+}
+
+/// A server option that cannot be served with.
+public enum ServerConfigurationError: Error, CustomStringConvertible {
+    /// HS256 needs a key of at least 32 bytes (the hash's output size).
+    case shortJWTSecret(bytes: Int)
+
+    public var description: String {
+        switch self {
+        case .shortJWTSecret(let n): "SENTIO_JWT_SECRET must be at least 32 bytes for HS256, got \(n)"
+        }
+    }
+}
+
+/// A service that waits for graceful shutdown, then does one step.
+struct LifecycleStep: Service {
+    let name: String
+    let step: @Sendable () async -> Void
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await step()
+    }
+}
+
+/// Requests per client IP in fixed one-minute windows.
+final class RateLimiter: Sendable {
+    let perMinute: Int
+    private let windows = NIOLockedValueBox<[String: (start: Int64, count: Int)]>([:])
+
+    init(perMinute: Int) { self.perMinute = perMinute }
+
+    /// `nil` when allowed, else the seconds until the client's window ends (for `Retry-After`).
+    func check(_ client: String, now: Int64 = Int64(Date().timeIntervalSince1970)) -> Int? {
+        guard perMinute > 0 else { return nil }
+        let window = now - now % 60
+        return windows.withLockedValue { w in
+            if w.count > 100_000 { w = w.filter { $0.value.start == window } }
+            var entry = w[client] ?? (window, 0)
+            if entry.start != window { entry = (window, 0) }
+            entry.count += 1
+            w[client] = entry
+            return entry.count > perMinute ? Int(window + 60 - now) : nil
+        }
+    }
+}

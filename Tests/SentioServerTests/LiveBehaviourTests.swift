@@ -1,0 +1,190 @@
+import AsyncHTTPClient
+import Foundation
+import HummingbirdWSClient
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import SentioAPI
+import SentioCore
+import SentioData
+@testable import SentioServer
+import SentioTestSupport
+import Testing
+
+/// Collects the text messages of one WebSocket client and its close frame.
+final class WSRecorder: Sendable {
+    let messages = NIOLockedValueBox<[String]>([])
+    let close = NIOLockedValueBox<WebSocketCloseFrame?>(nil)
+    let finished = NIOLockedValueBox(false)
+
+    func waitFor(count: Int, seconds: Double = 20) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while messages.withLockedValue({ $0.count }) < count {
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("waited for \(count) messages, got \(messages.withLockedValue { $0.count })")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    func waitUntilFinished(seconds: Double = 20) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !finished.withLockedValue({ $0 }) {
+            guard ContinuousClock.now < deadline else { throw HarnessError("the WebSocket did not close") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+/// Connects a WebSocket client in a task; returns its recorder.
+func connectRecorder(_ url: String, read: Bool = true) -> (WSRecorder, Task<Void, Never>) {
+    let recorder = WSRecorder()
+    let task = Task {
+        var logger = Logger(label: "ws-client")
+        logger.logLevel = .critical
+        do {
+            let frame = try await WebSocketClient.connect(url: url, logger: logger) { inbound, _, _ in
+                guard read else {
+                    try await Task.sleep(for: .seconds(3600))
+                    return
+                }
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    if case .text(let text) = message { recorder.messages.withLockedValue { $0.append(text) } }
+                }
+            }
+            recorder.close.withLockedValue { $0 = frame }
+        } catch {}
+        recorder.finished.withLockedValue { $0 = true }
+    }
+    return (recorder, task)
+}
+
+@Suite("sentio serve: WebSocket, shutdown, restart", .serialized)
+struct LiveBehaviourTests {
+    @Test("WebSocket: one signal_update per ready symbol on connect, then the new signals; equal to GET /signals")
+    func webSocketSnapshotAndUpdates() async throws {
+        let h = try await ServerHarness()
+        defer { Task { try? await h.stop() } }
+        let signals = try Strict.decode(StrictSignalsResponse.self, try await h.request("/api/v1/signals").body)
+        let (recorder, task) = connectRecorder("ws://127.0.0.1:\(h.port)/ws/signals")
+        defer { task.cancel() }
+        try await recorder.waitFor(count: signals.signals.count)
+        let snapshot = try recorder.messages.withLockedValue { $0 }.map { try Strict.decode(StrictLiveMessage.self, $0) }
+        #expect(Set(snapshot.map(\.data.symbol)) == Set(signals.signals.map(\.symbol)))
+
+        let step = try sampleSteps()[480]
+        _ = try await h.ingest(step)
+        try await recorder.waitFor(count: signals.signals.count + step.count)
+        let texts = recorder.messages.withLockedValue { $0 }
+        let updates = try texts.suffix(step.count).map { try Strict.decode(StrictLiveMessage.self, $0) }
+        #expect(Set(updates.map(\.data.symbol)) == Set(step.map(\.symbol)))
+        // The pushed signal is the one GET /signals now serves, field for field.
+        let now = try #require(try JSONSerialization.jsonObject(with: Data(try await h.request("/api/v1/signals").body.utf8)) as? [String: Any])
+        let served = try #require(now["signals"] as? [[String: Any]])
+        for text in texts.suffix(step.count) {
+            #expect(!text.contains("\n"), "one message per line")
+            let message = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            let signal = try #require((message["data"] as? [String: Any])?["signal"] as? [String: Any])
+            let match = served.first { $0["symbol"] as? String == signal["symbol"] as? String }
+            #expect(match.map { NSDictionary(dictionary: $0).isEqual(to: signal) } == true, "\(signal["symbol"] ?? "?")")
+        }
+        for u in updates {
+            let bar = step.first { $0.symbol == u.data.symbol }!.bar
+            #expect(u.data.price == bar.close)
+            #expect(Int64(u.data.signal.timestamp.timeIntervalSince1970) == bar.timestamp)
+        }
+    }
+
+    @Test("a client that falls more than the buffer behind is dropped (closed as slow); publishing never waits; the others get everything")
+    func slowClient() async throws {
+        let hub = SignalHub(capacity: 4)
+        let slow = try #require(hub.subscribe())
+        let fast = try #require(hub.subscribe())
+        var received: [String] = []
+        var fastMessages = fast.stream.makeAsyncIterator()
+        for k in 0..<10 {
+            hub.publish([(symbol: "S\(k % 2)", text: "m\(k)")])  // returns at once: nobody is waited for
+            if let text = await fastMessages.next() { received.append(text) }
+        }
+        #expect(received == (0..<10).map { "m\($0)" })
+        #expect(slow.end.withLockedValue { $0 } == .slow)
+        var drained: [String] = []
+        for await text in slow.stream { drained.append(text) }
+        #expect(drained == ["m0", "m1", "m2", "m3"], "the slow client keeps what was buffered, then its stream ends")
+        #expect(hub.clientCount == 1)
+        // A new client's snapshot is the latest message per symbol.
+        #expect(try #require(hub.subscribe()).snapshot == ["m8", "m9"])
+        hub.shutdown()
+        #expect(fast.end.withLockedValue { $0 } == .shutdown)
+        #expect(hub.subscribe().map { _ in true } == nil)
+    }
+
+    @Test("graceful shutdown: WebSockets closed with 1001, in-flight request finished, run() returns")
+    func gracefulShutdown() async throws {
+        let h = try await ServerHarness()
+        let (recorder, task) = connectRecorder("ws://127.0.0.1:\(h.port)/ws/signals")
+        defer { task.cancel() }
+        try await recorder.waitFor(count: 1)
+        async let inFlight = h.request("/api/v1/portfolio")
+        try await h.stop()
+        try await recorder.waitUntilFinished()
+        #expect(recorder.close.withLockedValue { $0 }?.closeCode == .goingAway)
+        #expect(try await inFlight.status == 200)
+    }
+
+    @Test("child process: ready line, SIGTERM exits 0 in time, SIGKILL loses nothing acknowledged and restart serves the same state")
+    func childProcessKillAndRestart() async throws {
+        let directory = try temporaryDirectory("sentio-serve-child")
+        let db = directory.appendingPathComponent("store.sqlite").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["SENTIO_INGEST_TOKEN"] = "child-token"
+        let arguments = ["serve", "--db", db, "--port", "0", "--symbols", testSymbols.joined(separator: ",")]
+
+        func start() async throws -> (Process, Int, URL) {
+            let (process, _, stderr) = try startSentio(arguments, environment: environment)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                let text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
+                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("sentio serve: listening on http://") }) {
+                    #expect(text.split(separator: "\n").filter { $0.hasPrefix("sentio serve:") }.count == 1)
+                    let port = Int(line.split(separator: ":").last!)!
+                    return (process, port, stderr)
+                }
+                if !process.isRunning { throw HarnessError("sentio serve exited: \(text)") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            process.terminate()
+            throw HarnessError("sentio serve never printed its ready line")
+        }
+        func post(_ port: Int, _ bars: [FeedBar]) async throws -> Int {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/v1/bars")
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer child-token")
+            request.body = .bytes(ByteBuffer(string: ndjson(bars)))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            return Int(response.status.code)
+        }
+        func get(_ port: Int, _ path: String) async throws -> String {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(30))
+            return String(buffer: try await response.body.collect(upTo: 16 << 20))
+        }
+
+        let steps = try sampleSteps()
+        var (process, port, _) = try await start()
+        #expect(try await post(port, Array(steps.prefix(300).joined())) == 200)
+        let acknowledged = try await get(port, "/api/v1/signals")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+
+        (process, port, _) = try await start()
+        #expect(try await get(port, "/api/v1/signals") == acknowledged)
+        #expect(try await post(port, steps[300]) == 200)
+        // Exit within 5 s is bounded by the service group's 4 s graceful-shutdown limit (no wall-clock assertion here).
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(process.terminationReason == .exit)
+    }
+}
