@@ -80,10 +80,13 @@ let package = Package(
         // Benchmark and test machinery kept out of the user's `sentio` (malloc-hook allocation counter, synthetic writers).
         .executableTarget(
             name: "SentioDevTools",
-            dependencies: ["Sentio", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Sentio", "SentioServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         .target(name: "SentioTestSupport", dependencies: ["SentioCore"], path: "Tests/SentioTestSupport"),
+        // Strict decoders written from the field lists, independent of SentioAPI's types (shared by the
+        // contract tests and the server tests).
+        .target(name: "SentioContractDecoders", path: "Tests/SentioContractDecoders"),
         .testTarget(name: "SentioCoreTests", dependencies: ["SentioCore", "SentioTestSupport"]),
         .testTarget(name: "SentioCSVTests", dependencies: ["SentioCSV", "SentioData", "SentioFunds", "SentioTestSupport"]),
         .testTarget(name: "SentioDataTests", dependencies: ["SentioData", "SentioCSV", "SentioTestSupport"]),
@@ -98,13 +101,13 @@ let package = Package(
         .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioDevTools", "SentioAPI", "SentioTestSupport"]),
         .testTarget(
             name: "SentioAPITests",
-            dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport", "SentioCLI"],
+            dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport", "SentioContractDecoders", "SentioCLI"],
             exclude: ["Golden"]
         ),
         .testTarget(
             name: "SentioServerTests",
             dependencies: [
-                "SentioServer", "SentioAPI", "SentioData", "SentioLive", "SentioCLI", "SentioTestSupport",
+                "SentioServer", "SentioAPI", "SentioData", "SentioLive", "SentioCLI", "SentioTestSupport", "SentioContractDecoders",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),

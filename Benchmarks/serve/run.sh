@@ -2,22 +2,25 @@
 # Benchmarks of `sentio serve` (numbers for the closing note; not tests). Needs: wrk (Debian), python3 (venv with
 # the pinned `websockets`), a release build of sentio (swift build -c release).
 #  1. wrk, keep-alive, rate limit off: GET /api/v1/signals beside a minimal Hummingbird route returning a constant
-#     body (the ceiling, same binary, same run; --bench-ceiling-port).
+#     body (the ceiling: `sentio-dev ceiling`, same build, same run).
 #  2. 1,000 WebSocket clients: time from just before a bar is POSTed to each client's signal_update,
 #     p50/p99/max over the last client per bar; server RSS with the clients connected.
 # Usage: Benchmarks/serve/run.sh [SENTIO_BINARY]   (env: DURATION=10s CONNECTIONS=64 THREADS=2 CLIENTS=1000 BARS=20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SENTIO="${1:-.build/release/sentio}"
+SENTIO_DEV="${SENTIO_DEV:-$(dirname "$SENTIO")/sentio-dev}"
 DURATION="${DURATION:-10s}"; CONNECTIONS="${CONNECTIONS:-64}"; THREADS="${THREADS:-2}"
 WORK="$(mktemp -d)"
 VENV="${BENCH_VENV:-.build-bench-venv}"
 [ -x "$VENV/bin/python" ] || { python3 -m venv "$VENV"; "$VENV/bin/pip" install --quiet "websockets==15.0.1"; }
-trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill "$PID" "$CPID" 2>/dev/null || true; wait "$PID" "$CPID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export SENTIO_INGEST_TOKEN=bench-token
 CEILING_PORT="${CEILING_PORT:-18181}"
+"$SENTIO_DEV" ceiling --port "$CEILING_PORT" 2>"$WORK/ceiling-stderr" &
+CPID=$!
 "$SENTIO" serve --db "$WORK/store.sqlite" --port 0 --replay Data/market --speed max --rate-limit 0 \
-  --ws-buffer 1024 --bench-ceiling-port "$CEILING_PORT" 2>"$WORK/stderr" &
+  --ws-buffer 1024 2>"$WORK/stderr" &
 PID=$!
 for _ in $(seq 1 600); do grep -q '^sentio serve: listening on ' "$WORK/stderr" && break; sleep 0.1; done
 URL="$(sed -n 's/^sentio serve: listening on //p' "$WORK/stderr" | head -1)"

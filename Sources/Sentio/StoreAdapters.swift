@@ -96,3 +96,25 @@ extension FundMetadata {
         self.init(id: stored.fundID, name: stored.name, manager: stored.manager, domicile: stored.domicile, vintage: stored.vintage)
     }
 }
+
+extension SentioDatabase {
+    /// Every stored fund's events and metadata as the fund readers give them, or `nil` when the store holds no
+    /// fund events.
+    ///
+    /// Funds are ordered by their first event date, then id (a file lists its funds in its own order; for the
+    /// bundled sample, whose funds are in commitment order, the report is the same). Funds without stored
+    /// metadata get an empty entry (names null); with no metadata stored at all the metadata is `nil`.
+    public func storedFunds() throws -> (events: FundEventFile, metadata: FundMetadataFile?)? {
+        let events = try loadFundEvents().map(FundEvent.init(stored:))
+        guard !events.isEmpty else { return nil }
+        var firstDate: [String: CivilDate] = [:]
+        for e in events { firstDate[e.fundID] = min(firstDate[e.fundID] ?? e.date, e.date) }
+        let order = firstDate.keys.sorted { (firstDate[$0]!, $0) < (firstDate[$1]!, $1) }
+        let eventFile = try FundEventFile(events: events, fundOrder: order, file: "\(path) (stored fund events)")
+        let stored = try loadFundMetadata().map(FundMetadata.init(stored:))
+        guard !stored.isEmpty else { return (eventFile, nil) }
+        let described = Set(stored.map(\.id))
+        let placeholders = order.filter { !described.contains($0) }.map { FundMetadata(id: $0) }
+        return (eventFile, FundMetadataFile(funds: stored + placeholders, file: "\(path) (stored fund metadata)"))
+    }
+}

@@ -27,25 +27,13 @@ extension FundCommand {
         return (events, metadata)
     }
 
-    /// Every stored fund, ordered by its first event date and then id (a file lists its funds in its own order;
-    /// for the bundled sample, whose funds are in commitment order, the report is the same). Funds without
-    /// stored metadata get none (names null); with no metadata stored at all the report has none.
+    /// Every stored fund (see `SentioDatabase.storedFunds()` for the order and the metadata rule).
     func loadStored() throws -> (FundEventFile, FundMetadataFile?) {
         let database = try store.open(mode: .readOnly)
-        let events = try database.loadFundEvents().map(FundEvent.init(stored:))
-        guard !events.isEmpty else {
+        guard let stored = try database.storedFunds() else {
             throw UsageError("the store \(database.path) holds no fund events (save some with `sentio fund FILE --save --db \(database.path)`)")
         }
-        var firstDate: [String: CivilDate] = [:]
-        for e in events { firstDate[e.fundID] = min(firstDate[e.fundID] ?? e.date, e.date) }
-        let order = firstDate.keys.sorted { (firstDate[$0]!, $0) < (firstDate[$1]!, $1) }
-        let source = "\(database.path) (stored fund events)"
-        let eventFile = try FundEventFile(events: events, fundOrder: order, file: source)
-        let stored = try database.loadFundMetadata().map(FundMetadata.init(stored:))
-        guard !stored.isEmpty else { return (eventFile, nil) }
-        let described = Set(stored.map(\.id))
-        let placeholders = order.filter { !described.contains($0) }.map { FundMetadata(id: $0) }
-        return (eventFile, FundMetadataFile(funds: stored + placeholders, file: "\(database.path) (stored fund metadata)"))
+        return (stored.events, stored.metadata)
     }
 
     /// Saves the events (each fund's stored events are replaced) and metadata in one transaction.

@@ -166,16 +166,7 @@ struct FundCommand: ParsableCommand {
     /// `--holdings` valued at the report's as-of date with the closes of `--prices` (or the store's bars).
     func cryptoHoldings(_ report: FundReport) throws -> CryptoHoldingsResponse {
         guard let path = holdings else { throw UsageError("--holdings FILE is needed for the crypto holdings") }
-        let file = try HoldingsFile(text: try readTextFile(path, role: "holdings"), file: path)
         guard let valuationDate = report.asOf else { throw UsageError("no as-of date to value the holdings at") }
-        let series: [OHLCVSeries]
-        if let prices {
-            let paths = prices.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            guard !paths.isEmpty else { throw UsageError("--prices needs at least one OHLCV CSV file or directory") }
-            series = try OHLCVReader.readAll(paths: paths)
-        } else {
-            series = try loadStoredPrices(symbols: file.holdings.map(\.symbol))
-        }
-        return try CryptoContracts.holdings(of: file, series: series, valuationDate: valuationDate)
+        return try CryptoInputs.holdings(path: path, prices: prices, valuationDate: valuationDate, storedPrices: loadStoredPrices)
     }
 }

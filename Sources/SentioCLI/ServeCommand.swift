@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import Sentio
+import SentioAPI
 import SentioData
 import SentioFunds
 import SentioLive
@@ -55,7 +56,7 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("ws-buffer"), help: "Messages a WebSocket client may fall behind before it is closed (default: 256).")
     var webSocketBuffer = 256
 
-    @Option(help: ArgumentHelp("Fund events CSV for the LP portal.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Fund events CSV for the LP portal (default: the fund events stored in --db, if any).", valueName: "FILE"))
     var funds: String?
 
     @Option(name: .customLong("fund-metadata"), help: ArgumentHelp("Fund metadata CSV (names, manager, domicile, vintage).", valueName: "FILE"))
@@ -64,8 +65,11 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("fund-access"), help: ArgumentHelp("CSV `investor,fund`: the funds each investor (JWT sub) may see.", valueName: "FILE"))
     var fundAccess: String?
 
-    @Option(name: .customLong("bench-ceiling-port"), help: .hidden)
-    var benchCeilingPort: Int?
+    @Option(help: ArgumentHelp("Crypto holdings CSV (symbol,name,amount) for GET /api/crypto and the dashboard, valued at the funds' latest as-of date; needs --funds and --prices (default: none, no holdings).", valueName: "FILE"))
+    var holdings: String?
+
+    @Option(help: ArgumentHelp("With --holdings: OHLCV CSV files or directories with the holdings' prices, comma-separated.", valueName: "PATHS"))
+    var prices: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535, got \(port)") }
@@ -78,8 +82,9 @@ struct ServeCommand: ParsableCommand {
             }
         }
         if !(stepTimeout >= 0 && stepTimeout.isFinite) { throw ValidationError("--step-timeout must be a number of seconds >= 0, got \(stepTimeout)") }
-        if fundAccess != nil && funds == nil { throw ValidationError("--fund-access needs --funds") }
         if fundMetadata != nil && funds == nil { throw ValidationError("--fund-metadata needs --funds") }
+        if holdings != nil && prices == nil { throw ValidationError("--holdings needs --prices PATHS (OHLCV CSV files or directories)") }
+        if prices != nil && holdings == nil { throw ValidationError("--prices needs --holdings FILE") }
     }
 
     func run() throws {
@@ -91,7 +96,6 @@ struct ServeCommand: ParsableCommand {
         options.rateLimit = rateLimit
         options.maxBody = maxBody
         options.webSocketBuffer = webSocketBuffer
-        options.ceilingPort = benchCeilingPort
         options.ingestToken = environment["SENTIO_INGEST_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         options.jwtSecret = environment["SENTIO_JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
         if let secret = options.jwtSecret, secret.utf8.count < 32 {
@@ -108,7 +112,7 @@ struct ServeCommand: ParsableCommand {
             throw UsageError("no symbol to serve: give --replay DIR or --symbols LIST to start a session in \(database.path)")
         }
         let setup = LiveSessionSetup(configuration: live.configuration(symbolCount: universe.count), universe: universe)
-        let portal = try loadPortal()
+        let portal = try loadPortal(database: database)
         let backend = try JournaledLiveBackend(database: database, setup: setup, reset: reset, stepTimeout: stepTimeout)
 
         var logger = Logger(label: "sentio.serve")
@@ -131,14 +135,37 @@ struct ServeCommand: ParsableCommand {
         if let error = failure.get() { throw error }
     }
 
-    func loadPortal() throws -> FundPortal? {
-        guard let funds else { return nil }
-        let events = try FundEventFile(text: try readTextFile(funds, role: "fund events"), file: funds)
-        let metadata = try fundMetadata.map { try FundMetadataFile(text: try readTextFile($0, role: "metadata"), file: $0) }
+    /// The LP portal's data: `--funds` (with `--fund-metadata`), else the fund events stored in `database` (saved
+    /// with `sentio fund FILE --save --db`), else none (the portal answers 404 for every fund).
+    func loadPortal(database: SentioDatabase) throws -> FundPortal? {
+        let events: FundEventFile, metadata: FundMetadataFile?, source: String
+        if let funds {
+            events = try FundEventFile(text: try readTextFile(funds, role: "fund events"), file: funds)
+            metadata = try fundMetadata.map { try FundMetadataFile(text: try readTextFile($0, role: "metadata"), file: $0) }
+            source = funds
+        } else if let stored = try database.storedFunds() {
+            (events, metadata) = stored
+            source = database.path
+        } else {
+            if fundAccess != nil || holdings != nil {
+                throw UsageError("--fund-access and --holdings need fund events: --funds FILE, or events saved in \(database.path) with `sentio fund FILE --save --db \(database.path)`")
+            }
+            return nil
+        }
         let access = try fundAccess.map {
             try FundPortal.readAccess(text: try readTextFile($0, role: "fund access"), file: $0, events: events)
         } ?? [:]
-        return FundPortal(events: events, metadata: metadata, access: access)
+        var crypto = CryptoHoldingsResponse(holdings: [], totalValue: 0)
+        if let holdings {
+            // Valued once, at the latest as-of date of the funds (the date the dashboard's figures are as of).
+            guard let valuationDate = try FundReport(events: events, metadata: metadata, asOf: nil).asOf else {
+                throw UsageError("no as-of date to value the holdings at: \(source) has no events")
+            }
+            crypto = try CryptoInputs.holdings(path: holdings, prices: prices, valuationDate: valuationDate) { _ in
+                throw UsageError("--holdings needs --prices PATHS")
+            }
+        }
+        return FundPortal(events: events, metadata: metadata, access: access, crypto: crypto)
     }
 }
 

@@ -30,36 +30,41 @@ public struct FundPortal: Sendable {
         self.asOf = asOf
     }
 
-    /// Reads `investor,fund` rows.
-    /// - Throws: `FundInputError` naming the file, line and field for a missing column, an empty cell or a fund
-    ///   not in `events`.
+    /// Reads `investor,fund` rows (RFC 4180 through the one CSV tokenizer; a header naming the two columns, any
+    /// case and order; blank lines skipped; cells trimmed of spaces and tabs).
+    /// - Throws: `FundInputError` naming the file, line and field for a quoting error, a missing or unknown
+    ///   column, a row with another cell count than the header, an empty cell or a fund not in `events`.
     public static func readAccess(text: String, file: String, events: FundEventFile) throws -> [String: Set<String>] {
-        var out: [String: Set<String>] = [:]
+        let records: [CSVRecords.Record]
+        do throws(CSVRecords.Failure) {
+            records = try CSVRecords(text: text).records
+        } catch {
+            throw FundInputError(file: file, line: error.line, field: error.field, message: error.error.message)
+        }
+        guard let header = records.first else {
+            throw FundInputError(file: file, line: nil, field: nil, message: "empty file: expected a header investor,fund")
+        }
+        let columns: [String: Int]
+        do throws(CSVRecords.ColumnError) {
+            columns = try CSVRecords.columns(of: header, required: ["investor", "fund"], optional: [])
+        } catch {
+            throw FundInputError(file: file, line: header.line, field: error.field, message: error.message)
+        }
+        let investorColumn = columns["investor"]!, fundColumn = columns["fund"]!
         let known = Set(events.fundIDs)
-        var lineNumber = 0
-        var header: [String]? = nil
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty { continue }
-            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: .whitespaces)
+        var out: [String: Set<String>] = [:]
+        for record in records.dropFirst() {
+            guard record.cells.count == header.cells.count else {
+                throw FundInputError(file: file, line: record.line, field: nil,
+                    message: "expected \(header.cells.count) cells like the header, found \(record.cells.count)")
             }
-            guard let h = header else {
-                header = cells.map { $0.lowercased() }
-                guard header == ["investor", "fund"] else {
-                    throw FundInputError(file: file, line: lineNumber, field: nil, message: "the header must be `investor,fund`")
-                }
-                continue
+            let investor = record.cells[investorColumn].trimmingCharacters(in: .whitespaces)
+            let fund = record.cells[fundColumn].trimmingCharacters(in: .whitespaces)
+            guard !investor.isEmpty else { throw FundInputError(file: file, line: record.line, field: "investor", message: "is empty") }
+            guard known.contains(fund) else {
+                throw FundInputError(file: file, line: record.line, field: "fund", message: "'\(fund)' is not a fund of \(events.file)")
             }
-            guard cells.count == h.count else {
-                throw FundInputError(file: file, line: lineNumber, field: nil, message: "expected 2 cells, found \(cells.count)")
-            }
-            guard !cells[0].isEmpty else { throw FundInputError(file: file, line: lineNumber, field: "investor", message: "is empty") }
-            guard known.contains(cells[1]) else {
-                throw FundInputError(file: file, line: lineNumber, field: "fund", message: "'\(cells[1])' is not a fund of \(events.file)")
-            }
-            out[cells[0], default: []].insert(cells[1])
+            out[investor, default: []].insert(fund)
         }
         return out
     }

@@ -27,9 +27,6 @@ public struct ServerOptions: Sendable {
     public var jwtSecret: String?
     /// Messages a WebSocket client may fall behind before it is closed.
     public var webSocketBuffer = 256
-    /// Benchmarks only: also serve a minimal Hummingbird application (one route, `GET /constant`, a constant
-    /// body, no middleware) on this port, as the ceiling the API is measured against in the same run.
-    public var ceilingPort: Int?
 
     public init() {}
 }

@@ -97,15 +97,6 @@ public final class SentioHTTPServer: Sendable {
             services.append(.init(service: ReplayService(feed: replay, engine: engine, logger: logger),
                                   successTerminationBehavior: .ignore))
         }
-        if let ceilingPort = options.ceilingPort {
-            let ceiling = Router()
-            let constant = ByteBuffer(string: #"{"status":"ok","note":"constant body of the benchmark ceiling route"}"#)
-            ceiling.get("/constant") { _, _ in
-                Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: constant))
-            }
-            services.append(.init(service: Application(
-                router: ceiling, configuration: .init(address: .hostname(options.host, port: ceilingPort)), logger: logger)))
-        }
         services.append(.init(service: webSocketService))
         var configuration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)

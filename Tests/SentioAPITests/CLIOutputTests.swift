@@ -1,3 +1,4 @@
+import SentioContractDecoders
 import Foundation
 import SentioAPI
 import SentioBacktest
@@ -6,24 +7,6 @@ import SentioData
 import SentioTestSupport
 import Testing
 
-/// The built `sentio` (`$SENTIO_BINARY`, else beside the test bundle, else `.build/debug`): `swift test` builds it
-/// with the rest of the package.
-private func sentioBinary() throws -> URL {
-    var candidates: [String] = []
-    if let explicit = ProcessInfo.processInfo.environment["SENTIO_BINARY"] { candidates.append(explicit) }
-    if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-        candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("sentio").path)
-    }
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("sentio").path)
-    }
-    candidates.append(repositoryRoot.appendingPathComponent(".build/debug/sentio").path)
-    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        throw CLIOutputError(message: "no built sentio executable (searched \(candidates)); run `swift build` first")
-    }
-    return URL(fileURLWithPath: found)
-}
-
 private struct CLIOutputError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
@@ -31,23 +14,9 @@ private struct CLIOutputError: Error, CustomStringConvertible {
 
 /// Runs `sentio arguments…` in the repository root; its standard output (exit status 0 required).
 private func sentio(_ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = try sentioBinary()
-    process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
-    let directory = try temporaryDirectory("api-cli")
-    let out = directory.appendingPathComponent("stdout"), err = directory.appendingPathComponent("stderr")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
-    FileManager.default.createFile(atPath: err.path, contents: nil)
-    process.standardOutput = try FileHandle(forWritingTo: out)
-    process.standardError = try FileHandle(forWritingTo: err)
-    try process.run()
-    process.waitUntilExit()
-    let stderr = String(decoding: try Data(contentsOf: err), as: UTF8.self)
-    guard process.terminationStatus == 0 else {
-        throw CLIOutputError(message: "sentio \(arguments) exited \(process.terminationStatus): \(stderr)")
-    }
-    return String(decoding: try Data(contentsOf: out), as: UTF8.self)
+    let run = try runSentio(arguments)
+    guard run.status == 0 else { throw CLIOutputError(message: "sentio \(arguments) exited \(run.status): \(run.stderr)") }
+    return run.stdout
 }
 
 @Suite("Real CLI output decodes with the strict decoders and equals the library's bytes", .serialized)

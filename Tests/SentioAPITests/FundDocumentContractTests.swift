@@ -1,3 +1,4 @@
+import SentioContractDecoders
 import Foundation
 import SentioAPI
 import SentioCore
@@ -203,7 +204,7 @@ struct FundCLIContractTests {
 
     @Test("valuing before the first price is an error naming the symbol (exit 2), not a zero")
     func noPriceYet() throws {
-        let run = try runSentioBinary(Self.sample + ["--view", "crypto", "--as-of", "2023-12-31"] + Self.crypto)
+        let run = try runSentio(Self.sample + ["--view", "crypto", "--as-of", "2023-12-31"] + Self.crypto)
         #expect(run.status == 2 && run.stdout.isEmpty)
         #expect(run.stderr.contains("Data/funds/holdings.csv line 2 (BTCUSD)") && run.stderr.contains("no price of BTCUSD at or before the valuation date 2023-12-31"), "\(run.stderr)")
     }
@@ -211,39 +212,8 @@ struct FundCLIContractTests {
 
 /// `sentio` JSON output of a successful run.
 private func sentioJSON(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-    let run = try runSentioBinary(arguments)
+    let run = try runSentio(arguments)
     #expect(run.status == 0, "\(arguments): \(run.stderr)", sourceLocation: sourceLocation)
     return run.stdout
 }
 
-/// Runs the built `sentio` (`$SENTIO_BINARY`, else beside this test bundle, else `.build/debug`) in the
-/// repository root.
-private func runSentioBinary(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    var candidates: [String] = []
-    if let explicit = ProcessInfo.processInfo.environment["SENTIO_BINARY"] { candidates.append(explicit) }
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("sentio").path)
-    }
-    if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-        candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("sentio").path)
-    }
-    candidates.append(repositoryRoot.appendingPathComponent(".build/debug/sentio").path)
-    guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: candidates.joined(separator: ", ")])
-    }
-    let directory = try temporaryDirectory("sentio-api-cli")
-    let out = directory.appendingPathComponent("stdout"), err = directory.appendingPathComponent("stderr")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
-    FileManager.default.createFile(atPath: err.path, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
-    process.standardOutput = try FileHandle(forWritingTo: out)
-    process.standardError = try FileHandle(forWritingTo: err)
-    try process.run()
-    process.waitUntilExit()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return (process.terminationStatus, String(decoding: try Data(contentsOf: out), as: UTF8.self),
-            String(decoding: try Data(contentsOf: err), as: UTF8.self))
-}

@@ -1,3 +1,4 @@
+import SentioContractDecoders
 import Foundation
 import SentioCore
 import SentioData
@@ -7,33 +8,10 @@ import Testing
 // `sentio live` and `sentio live show` print contracts: their output, from the built executable, decodes with the
 // strict decoders written from issue 12's field lists.
 
-/// The built `sentio` next to the test bundle (SwiftPM builds every product for `swift test`), or `$SENTIO_BINARY`.
-private func sentioBinary() -> String? {
-    var candidates: [String] = []
-    if let explicit = ProcessInfo.processInfo.environment["SENTIO_BINARY"] { candidates.append(explicit) }
-    if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-        candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("sentio").path)
-    }
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("sentio").path)
-    }
-    candidates.append(repositoryRoot.appendingPathComponent(".build/debug/sentio").path)
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
+/// Runs the built `sentio` with `stdin` as its standard input; its exit status and standard output.
 private func run(_ arguments: [String], stdin: URL? = nil) throws -> (status: Int32, stdout: String) {
-    guard let binary = sentioBinary() else { throw CocoaError(.fileNoSuchFile) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    let out = try temporaryDirectory("live-show-output").appendingPathComponent("stdout")
-    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-    process.standardOutput = try FileHandle(forWritingTo: out)
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: try Data(contentsOf: out), as: UTF8.self))
+    let run = try runSentio(arguments, stdin: stdin)
+    return (run.status, run.stdout)
 }
 
 @Suite("live show prints contracts")

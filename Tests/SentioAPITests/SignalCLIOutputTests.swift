@@ -1,3 +1,4 @@
+import SentioContractDecoders
 import Foundation
 import SentioAPI
 import SentioCore
@@ -28,32 +29,10 @@ struct StrictSignalHistory: Decodable {
     let warmingUp: [StrictWarmingUp]
 }
 
-/// Runs the built `sentio` (`$SENTIO_BINARY`, else beside the test bundle, else `.build/debug`).
+/// Runs the built `sentio` in the repository root.
 private func sentio(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    var directories: [URL] = []
-    if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-        directories.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
-    }
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        directories.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    directories.append(repositoryRoot.appendingPathComponent(".build/debug"))
-    var candidates = directories.map { $0.appendingPathComponent("sentio").path }
-    if let explicit = ProcessInfo.processInfo.environment["SENTIO_BINARY"] { candidates.insert(explicit, at: 0) }
-    let executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, "no built sentio in \(candidates)")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
-    let output = try temporaryDirectory("sentio-api-cli")
-    let out = output.appendingPathComponent("stdout"), err = output.appendingPathComponent("stderr")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
-    FileManager.default.createFile(atPath: err.path, contents: nil)
-    process.standardOutput = try FileHandle(forWritingTo: out)
-    process.standardError = try FileHandle(forWritingTo: err)
-    try process.run()
-    process.waitUntilExit()
-    return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+    let run = try runSentio(arguments)
+    return (run.status, run.stdout, run.stderr)
 }
 
 @Suite("sentio signals output decodes with the strict decoders")

@@ -1,3 +1,4 @@
+import SentioContractDecoders
 import AsyncHTTPClient
 import Foundation
 import NIOHTTP1

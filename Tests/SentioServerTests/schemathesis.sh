@@ -26,7 +26,8 @@ print(f"{h}.{p}.{s}")
 PY
 )"
 "$SENTIO" serve --db "$WORK/store.sqlite" --port 0 --replay Data/market --speed max --rate-limit 0 \
-  --funds Data/funds/events.csv --fund-metadata Data/funds/funds.csv 2>"$WORK/stderr" &
+  --funds Data/funds/events.csv --fund-metadata Data/funds/funds.csv \
+  --holdings Data/funds/holdings.csv --prices Data/crypto 2>"$WORK/stderr" &
 PID=$!
 for _ in $(seq 1 600); do
   if grep -q '^sentio serve: listening on ' "$WORK/stderr"; then break; fi

@@ -1,25 +1,32 @@
 import Foundation
-import SentioTestSupport
 
-// The one way CLI tests run the built `sentio` executable as a child process.
+// The one way CLI tests run the built `sentio` (and `sentio-dev`, the benchmark and test helpers) as a child process.
 
 /// What a finished `sentio` process left behind.
-struct SentioRun {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+public struct SentioRun {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
 }
 
-struct SentioExecutableNotFound: Error, CustomStringConvertible {
+public struct SentioExecutableNotFound: Error, CustomStringConvertible {
+    var name: String
+    var variable: String
     var searched: [String]
-    var description: String {
-        "no built `sentio` executable (searched \(searched)); run `swift build` or set SENTIO_BINARY"
+    public var description: String {
+        "no built `\(name)` executable (searched \(searched)); run `swift build` or set \(variable)"
     }
 }
 
 /// The built `sentio`: `$SENTIO_BINARY`, else the products directory that holds the test bundle
 /// (SwiftPM builds the executable there for this test target), else `.build/debug`.
-let sentioExecutable: Result<URL, SentioExecutableNotFound> = {
+public let sentioExecutable = locateExecutable("sentio", variable: "SENTIO_BINARY")
+
+/// The built `sentio-dev` (benchmark and test helpers): `$SENTIO_DEV_BINARY`, else beside `sentio`.
+public let sentioDevExecutable = locateExecutable("sentio-dev", variable: "SENTIO_DEV_BINARY")
+
+/// `name` in `$variable`, the test bundle's products directory, or `.build/debug`.
+public func locateExecutable(_ name: String, variable: String) -> Result<URL, SentioExecutableNotFound> {
     let fm = FileManager.default
     var directories: [URL] = []
     if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
@@ -33,24 +40,25 @@ let sentioExecutable: Result<URL, SentioExecutableNotFound> = {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
         repositoryRoot.appendingPathComponent(".build/debug"),
     ]
-    var candidates = directories.map { $0.appendingPathComponent("sentio").path }
-    if let explicit = ProcessInfo.processInfo.environment["SENTIO_BINARY"] { candidates.insert(explicit, at: 0) }
+    var candidates = directories.map { $0.appendingPathComponent(name).path }
+    if let explicit = ProcessInfo.processInfo.environment[variable] { candidates.insert(explicit, at: 0) }
     for path in candidates {
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue, fm.isExecutableFile(atPath: path) {
             return .success(URL(fileURLWithPath: path))
         }
     }
-    return .failure(SentioExecutableNotFound(searched: candidates))
-}()
+    return .failure(SentioExecutableNotFound(name: name, variable: variable, searched: candidates))
+}
 
 /// Starts `sentio arguments...` in `directory` (default: the repository root). Output goes to files in a
 /// temporary directory, so no pipe can fill up and block the child.
-func startSentio(
-    _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil
+public func startSentio(
+    _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil, stdin: URL? = nil,
+    executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
 ) throws -> (process: Process, stdout: URL, stderr: URL) {
     let process = Process()
-    process.executableURL = try sentioExecutable.get()
+    process.executableURL = try executable.get()
     process.arguments = arguments
     if let environment { process.environment = environment }
     process.currentDirectoryURL = directory ?? repositoryRoot
@@ -60,17 +68,32 @@ func startSentio(
     _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: stdout)
     process.standardError = try FileHandle(forWritingTo: stderr)
+    process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
     try process.run()
     return (process, stdout, stderr)
 }
 
 /// Runs `sentio arguments...` to completion and returns its exit status and output.
-func runSentio(_ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil) throws -> SentioRun {
-    let (process, stdout, stderr) = try startSentio(arguments, environment: environment, in: directory)
+public func runSentio(
+    _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil, stdin: URL? = nil,
+    executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
+) throws -> SentioRun {
+    let (process, stdout, stderr) = try startSentio(
+        arguments, environment: environment, in: directory, stdin: stdin, executable: executable)
     process.waitUntilExit()
     defer { try? FileManager.default.removeItem(at: stdout.deletingLastPathComponent()) }
     return SentioRun(
         status: process.terminationStatus,
         stdout: String(decoding: try Data(contentsOf: stdout), as: UTF8.self),
         stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
+}
+
+/// Runs `sentio-dev arguments...` to completion.
+public func runSentioDev(_ arguments: [String], in directory: URL? = nil) throws -> SentioRun {
+    try runSentio(arguments, in: directory, executable: sentioDevExecutable)
+}
+
+/// Starts `sentio-dev arguments...`.
+public func startSentioDev(_ arguments: [String], in directory: URL? = nil) throws -> (process: Process, stdout: URL, stderr: URL) {
+    try startSentio(arguments, in: directory, executable: sentioDevExecutable)
 }
