@@ -16,7 +16,7 @@ extension BacktestCommand {
             if events != nil { throw ValidationError("--events needs --currency CODE and --fx FILE") }
             return
         }
-        guard strategy == .dca else { throw ValidationError("--currency applies to --strategy dca only") }
+        guard strategyOptions.strategy == .dca else { throw ValidationError("--currency applies to --strategy dca only") }
         guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
             throw ValidationError("--currency must be a three-letter code in capitals such as GBP, got '\(currency)'")
         }

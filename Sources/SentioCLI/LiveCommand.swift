@@ -27,131 +27,6 @@ struct LiveCommand: ParsableCommand {
     )
 }
 
-// MARK: - Options
-
-/// The strategy, capital, cost, sizing and fill options, spelled and defaulted as `sentio backtest` spells them.
-/// (Defined here because the backtest command declares its own inline; to be unified with it.)
-struct LiveStrategyOptions: ParsableArguments {
-    enum Name: String, ExpressibleByArgument, CaseIterable {
-        case sentio, rsi, buyAndHold = "buy-and-hold", dca
-    }
-
-    enum Sizing: String, ExpressibleByArgument, CaseIterable {
-        case allIn = "all-in", equalWeight = "equal-weight", fraction
-    }
-
-    @Option(help: ArgumentHelp("Strategy: sentio (the signal model), rsi, buy-and-hold or dca.", valueName: "NAME"))
-    var strategy: Name = .sentio
-
-    @Option(help: ArgumentHelp("Initial capital in currency (default: 100000; not with dca, which starts at 0 and deposits).", valueName: "AMOUNT"))
-    var capital: Double?
-
-    @Option(help: ArgumentHelp("Commission charged at entry and at exit (fraction of notional, 0.001 = 0.1%).", valueName: "RATE"))
-    var commission: Double = 0.001
-
-    @Option(help: ArgumentHelp("Fixed fee per filled order, in currency.", valueName: "AMOUNT"))
-    var fee: Double = 0
-
-    @Option(name: .customLong("slippage-bps"), help: ArgumentHelp("Slippage against the trader, in basis points of the price (1 bps = 0.01%).", valueName: "BPS"))
-    var slippageBps: Double = 0
-
-    @Option(help: ArgumentHelp("Fill: next-open (decided at the close, filled at the next open) or close (same bar's close; look-ahead-prone).", valueName: "MODE"))
-    var fill: FillTiming = .nextOpen
-
-    @Option(help: ArgumentHelp("Sizing: all-in, equal-weight or fraction (default: all-in for one symbol, equal-weight for several).", valueName: "RULE"))
-    var sizing: Sizing?
-
-    @Option(name: .customLong("max-positions"), help: ArgumentHelp("Equal-weight: most positions held at once, each gets equity/N (default: number of symbols).", valueName: "N"))
-    var maxPositions: Int?
-
-    @Option(help: ArgumentHelp("Fraction sizing: share of equity per new position (fraction in (0, 1], 0.25 = 25%).", valueName: "F"))
-    var fraction: Double?
-
-    @Flag(help: "Allow fractional shares (default: whole shares).")
-    var fractional = false
-
-    @Option(name: .customLong("stop-loss"), help: ArgumentHelp("Stop-loss below the decision close (percent, 5 = 5%; default: none; sentio uses the signal's).", valueName: "PCT"))
-    var stopLoss: Double?
-
-    @Option(name: .customLong("take-profit"), help: ArgumentHelp("Take-profit above the decision close (percent, 10 = 10%; default: none; sentio uses the signal's).", valueName: "PCT"))
-    var takeProfit: Double?
-
-    @Option(name: .customLong("rsi-period"), help: ArgumentHelp("rsi: RSI period in bars (default: 14).", valueName: "N"))
-    var rsiPeriod: Int?
-
-    @Option(name: .customLong("rsi-lower"), help: ArgumentHelp("rsi: buy when RSI (0 to 100) is below this (default: 30).", valueName: "X"))
-    var rsiLower: Double?
-
-    @Option(name: .customLong("rsi-upper"), help: ArgumentHelp("rsi: sell when RSI (0 to 100) is above this (default: 70).", valueName: "X"))
-    var rsiUpper: Double?
-
-    @Option(help: ArgumentHelp("dca: amount deposited and invested each period, split equally over the symbols, in currency (default: 1000).", valueName: "A"))
-    var amount: Double?
-
-    @Option(help: ArgumentHelp("dca: investing period, week or month (default: month).", valueName: "PERIOD"))
-    var every: ContributionPeriod?
-
-    func validate() throws {
-        if let c = capital, !(c > 0 && c.isFinite) { throw ValidationError("--capital must be a positive amount, got \(c)") }
-        if !(commission >= 0 && commission < 1) { throw ValidationError("--commission must be a rate in [0, 1), got \(commission)") }
-        if !(fee >= 0 && fee.isFinite) { throw ValidationError("--fee must be >= 0, got \(fee)") }
-        if !(slippageBps >= 0 && slippageBps < 10_000) { throw ValidationError("--slippage-bps must be in [0, 10000), got \(slippageBps)") }
-        if let n = maxPositions, n < 1 { throw ValidationError("--max-positions must be at least 1, got \(n)") }
-        if let f = fraction, !(f > 0 && f <= 1) { throw ValidationError("--fraction must be in (0, 1], got \(f)") }
-        if let s = stopLoss, !(s > 0 && s < 100) { throw ValidationError("--stop-loss must be a percent in (0, 100), got \(s)") }
-        if let t = takeProfit, !(t > 0 && t.isFinite) { throw ValidationError("--take-profit must be a positive percent, got \(t)") }
-        if maxPositions != nil && sizing != nil && sizing != .equalWeight {
-            throw ValidationError("--max-positions applies to --sizing equal-weight only")
-        }
-        if fraction != nil && sizing != .fraction { throw ValidationError("--fraction needs --sizing fraction") }
-        if sizing == .fraction && fraction == nil { throw ValidationError("--sizing fraction needs --fraction F") }
-        if strategy != .rsi && (rsiPeriod != nil || rsiLower != nil || rsiUpper != nil) {
-            throw ValidationError("--rsi-period, --rsi-lower and --rsi-upper apply to --strategy rsi only")
-        }
-        if let p = rsiPeriod, p < 1 { throw ValidationError("--rsi-period must be at least 1, got \(p)") }
-        let lower = rsiLower ?? 30, upper = rsiUpper ?? 70
-        if !(0 <= lower && lower < upper && upper <= 100) {
-            throw ValidationError("--rsi-lower must be below --rsi-upper, both in [0, 100]; got \(lower) and \(upper)")
-        }
-        if strategy != .dca && (amount != nil || every != nil) {
-            throw ValidationError("--amount and --every apply to --strategy dca only")
-        }
-        if let a = amount, !(a > 0 && a.isFinite) { throw ValidationError("--amount must be a positive amount, got \(a)") }
-        if strategy == .dca {
-            if capital != nil { throw ValidationError("--capital conflicts with --strategy dca: DCA starts with no cash and deposits --amount each period") }
-            if stopLoss != nil || takeProfit != nil { throw ValidationError("--stop-loss and --take-profit do not apply to --strategy dca (it never sells)") }
-        }
-    }
-
-    /// The session configuration these options describe for a universe of `symbolCount` symbols (the backtest's
-    /// defaults: sizing all-in for one symbol, equal-weight over all symbols for several).
-    func configuration(symbolCount: Int) -> LiveConfiguration {
-        let resolvedSizing: PositionSizing
-        switch sizing ?? (symbolCount > 1 || maxPositions != nil ? .equalWeight : .allIn) {
-        case .allIn: resolvedSizing = .allIn
-        case .equalWeight: resolvedSizing = .equalWeight(maxPositions: maxPositions ?? symbolCount)
-        case .fraction: resolvedSizing = .fractionOfEquity(fraction ?? 1)
-        }
-        let backtest = BacktestConfiguration(
-            initialCapital: strategy == .dca ? 0 : (capital ?? 100_000),
-            fill: fill,
-            costs: TradingCosts(commissionRate: commission, feePerOrder: fee, slippageBasisPoints: slippageBps),
-            sizing: resolvedSizing,
-            fractionalShares: fractional,
-            stopLossPercent: stopLoss,
-            takeProfitPercent: takeProfit,
-            stopReference: .decisionClose)
-        let liveStrategy: LiveStrategy
-        switch strategy {
-        case .sentio: liveStrategy = .sentio
-        case .rsi: liveStrategy = .rsi(period: rsiPeriod ?? 14, lower: rsiLower ?? 30, upper: rsiUpper ?? 70)
-        case .buyAndHold: liveStrategy = .buyAndHold
-        case .dca: liveStrategy = .dca(amount: amount ?? 1_000, every: every ?? .month, symbols: nil)
-        }
-        return LiveConfiguration(strategy: liveStrategy, backtest: backtest, signalModel: SignalModelConfig())
-    }
-}
-
 // MARK: - sentio live (run)
 
 /// Set by SIGINT/SIGTERM; the input loops check it and exit cleanly (journal flushed, exit 0).
@@ -192,7 +67,7 @@ struct LiveRunCommand: ParsableCommand {
 
     @OptionGroup var selection: SymbolSelectionOptions
 
-    @OptionGroup var options: LiveStrategyOptions
+    @OptionGroup var options: StrategyOptions
 
     @Flag(help: "Start the session over with these options: journaled events and snapshots are deleted, the journaled bars kept and replayed.")
     var reset = false
@@ -220,7 +95,7 @@ struct LiveRunCommand: ParsableCommand {
         let universe = try selection.list()
         var setup: LiveSessionSetup?
         if let universe {
-            setup = LiveSessionSetup(configuration: options.configuration(symbolCount: universe.count), universe: universe)
+            setup = LiveSessionSetup(configuration: LiveConfiguration(request: options.request, symbolCount: universe.count), universe: universe)
         } else if reset {
             throw ValidationError("--reset needs --symbols LIST (the universe to start over with)")
         } else {
@@ -230,7 +105,7 @@ struct LiveRunCommand: ParsableCommand {
                 throw ValidationError("--symbols LIST is required to start a session in \(database.path)")
             }
             setup = LiveSessionSetup(
-                configuration: options.configuration(symbolCount: stored.universe.count), universe: stored.universe)
+                configuration: LiveConfiguration(request: options.request, symbolCount: stored.universe.count), universe: stored.universe)
         }
         let live = try JournaledLiveSession(
             database: database, setup: setup, reset: reset, snapshotInterval: snapshotInterval)

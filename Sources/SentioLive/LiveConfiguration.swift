@@ -48,6 +48,28 @@ public struct LiveConfiguration: Sendable, Equatable {
         self.signalModel = signalModel
     }
 
+    /// The session a backtest request describes for a universe of `symbolCount` symbols: the very configuration
+    /// the backtest runs (``BacktestRequest/configuration(symbolCount:)``: every default resolved there, sizing
+    /// all-in for one symbol and equal-weight over all symbols for several) and the request's strategy with its
+    /// resolved parameters (``BacktestRequest/resolvedRSI``, ``BacktestRequest/resolvedDCA``; DCA invests in
+    /// every symbol of the universe).
+    ///
+    /// The signal model is `signalModel` (default: the model `sentio backtest` runs, `SignalModelConfig()`).
+    public init(request: BacktestRequest, symbolCount: Int, signalModel: SignalModelConfig = SignalModelConfig()) {
+        let strategy: LiveStrategy
+        switch request.strategy {
+        case .sentio: strategy = .sentio
+        case .rsi:
+            let rsi = request.resolvedRSI
+            strategy = .rsi(period: rsi.period, lower: rsi.lower, upper: rsi.upper)
+        case .buyAndHold: strategy = .buyAndHold
+        case .dca:
+            let dca = request.resolvedDCA
+            strategy = .dca(amount: dca.amount, every: dca.period, symbols: nil)
+        }
+        self.init(strategy: strategy, backtest: request.configuration(symbolCount: symbolCount), signalModel: signalModel)
+    }
+
     /// Checks every part.
     ///
     /// - Throws: `BacktestError` for an invalid backtest configuration or strategy parameter,
