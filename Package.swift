@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "SentioLiveTests", dependencies: ["SentioLive", "SentioBacktest", "SentioSignals", "SentioAPI", "SentioTestSupport"]),
         .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
         .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),
-        .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioDevTools", "SentioAPI", "SentioTestSupport"]),
+        .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioDevTools", "SentioAPI", "SentioLive", "SentioTestSupport"]),
         .testTarget(
             name: "SentioAPITests",
             dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport", "SentioContractDecoders", "SentioCLI"],

@@ -1,3 +1,4 @@
+import SentioContractDecoders
 import Foundation
 import SentioAPI
 import SentioBacktest

@@ -1,3 +1,4 @@
+import SentioContractDecoders
 import Foundation
 
 /// A JSON value parsed from raw bytes with object keys in the order written (for key-order checks).
