@@ -70,8 +70,14 @@ public struct JSONScanner {
         let start = position
         let outStart = out.count
         position += 1  // the opening quote
+        var run = position  // start of the bytes not yet copied to `out`
         while position < bytes.count {
             let c = bytes[position]
+            if c != 0x22 && c != 0x5C && c >= 0x20 {  // a plain byte: copied with its run
+                position += 1
+                continue
+            }
+            if position > run { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<position])) }
             position += 1
             if c == 0x22 {  // "
                 // Escapes only ever append valid UTF-8, so checking the whole is checking the raw bytes.
@@ -111,11 +117,12 @@ public struct JSONScanner {
                     UTF8.encode(Unicode.Scalar(scalar)!) { out.append($0) }
                 default: return JSONScanError(.badEscape, at: position)
                 }
+                run = position
                 continue
             }
-            if c < 0x20 { return JSONScanError(.controlCharacter, at: position - 1) }
-            out.append(c)
+            return JSONScanError(.controlCharacter, at: position - 1)  // the only byte left: below 0x20
         }
+        if position > run { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<position])) }
         return JSONScanError(.unterminatedString, at: position)
     }
 
