@@ -51,11 +51,19 @@ public enum APIJSONValue: Sendable, Hashable, Codable {
     ///
     /// - Throws: ``APIJSONParseError`` naming the byte offset of the first problem.
     public static func parse(_ text: String) throws(APIJSONParseError) -> APIJSONValue {
-        var parser = JSONParser(bytes: Array(text.utf8))
-        let value = try parser.value(depth: 0)
-        parser.skipSpace()
-        guard parser.at == parser.bytes.count else { throw parser.error("text after the JSON value") }
-        return value
+        let bytes = Array(text.utf8)
+        let result: Result<APIJSONValue, APIJSONParseError> = bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer)
+            do throws(APIJSONParseError) {
+                let value = try parser.value(depth: 0)
+                parser.skipSpace()
+                guard parser.at == parser.bytes.count else { throw parser.error("text after the JSON value") }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     // MARK: Codable
@@ -128,23 +136,23 @@ public struct APIJSONParseError: UserInputError, Equatable {
     public var description: String { "invalid JSON at byte \(offset): \(message)" }
 }
 
-/// A small recursive-descent JSON reader that keeps object keys in order.
+/// A small recursive-descent JSON reader that keeps object keys in order; tokens are read by ``JSONScanner``.
 private struct JSONParser {
-    let bytes: [UInt8]
-    var at = 0
+    var scanner: JSONScanner
+    var bytes: UnsafeBufferPointer<UInt8> { scanner.bytes }
+    var at: Int {
+        get { scanner.position }
+        set { scanner.position = newValue }
+    }
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>) { scanner = JSONScanner(bytes) }
 
     func error(_ message: String) -> APIJSONParseError { APIJSONParseError(offset: at, message: message) }
 
-    mutating func skipSpace() {
-        while at < bytes.count, bytes[at] == 0x20 || bytes[at] == 0x0A || bytes[at] == 0x0D || bytes[at] == 0x09 { at += 1 }
-    }
+    mutating func skipSpace() { scanner.skipWhitespace() }
 
-    mutating func literal(_ word: String, _ value: APIJSONValue) throws(APIJSONParseError) -> APIJSONValue {
-        let w = Array(word.utf8)
-        guard at + w.count <= bytes.count, Array(bytes[at..<at + w.count]) == w else { throw error("expected \(word)") }
-        at += w.count
+    mutating func literal(_ word: StaticString, _ value: APIJSONValue) throws(APIJSONParseError) -> APIJSONValue {
+        guard scanner.scanLiteral(word) else { throw error("expected \(word)") }
         return value
     }
 
@@ -197,92 +205,42 @@ private struct JSONParser {
 
     mutating func number() throws(APIJSONParseError) -> APIJSONValue {
         let start = at
-        func digits() -> Int {
-            let s = at
-            while at < bytes.count, bytes[at] >= 0x30, bytes[at] <= 0x39 { at += 1 }
-            return at - s
+        let token: JSONNumberToken
+        switch scanner.scanNumber() {
+        case .success(let t): token = t
+        case .failure(let e):
+            let message: String
+            switch e.kind {
+            case .leadingZero: message = "leading zero in a number"
+            case .missingFractionDigits: message = "expected digits after '.'"
+            case .missingExponentDigits: message = "expected digits in the exponent"
+            default: message = "expected a value"
+            }
+            throw APIJSONParseError(offset: e.offset, message: message)
         }
-        if at < bytes.count, bytes[at] == UInt8(ascii: "-") { at += 1 }
-        let intStart = at
-        guard digits() > 0 else { throw error("expected a value") }
-        if bytes[intStart] == 0x30 && at - intStart > 1 { throw error("leading zero in a number") }
-        var integral = true
-        if at < bytes.count, bytes[at] == UInt8(ascii: ".") {
-            at += 1
-            integral = false
-            guard digits() > 0 else { throw error("expected digits after '.'") }
-        }
-        if at < bytes.count, bytes[at] == UInt8(ascii: "e") || bytes[at] == UInt8(ascii: "E") {
-            at += 1
-            integral = false
-            if at < bytes.count, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") { at += 1 }
-            guard digits() > 0 else { throw error("expected digits in the exponent") }
-        }
-        let text = String(decoding: bytes[start..<at], as: UTF8.self)
-        if integral, let i = Int64(text) { return .integer(i) }
+        let text = String(decoding: bytes[token.range], as: UTF8.self)
+        if token.isInteger, let i = Int64(text) { return .integer(i) }
         guard let x = Double(text), x.isFinite else { throw APIJSONParseError(offset: start, message: "number \(text) out of range") }
         return .number(x)
     }
 
-    mutating func hex4() throws(APIJSONParseError) -> UInt32 {
-        guard at + 4 <= bytes.count else { throw error("short \\u escape") }
-        var v: UInt32 = 0
-        for _ in 0..<4 {
-            let c = bytes[at]
-            let d: UInt32
-            switch c {
-            case 0x30...0x39: d = UInt32(c - 0x30)
-            case 0x41...0x46: d = UInt32(c - 0x41 + 10)
-            case 0x61...0x66: d = UInt32(c - 0x61 + 10)
-            default: throw error("bad \\u escape")
-            }
-            v = v * 16 + d
-            at += 1
-        }
-        return v
-    }
-
     mutating func string() throws(APIJSONParseError) -> String {
-        at += 1  // opening quote
         var out: [UInt8] = []
-        while true {
-            guard at < bytes.count else { throw error("unterminated string") }
-            let c = bytes[at]
-            if c == UInt8(ascii: "\"") { at += 1; break }
-            if c < 0x20 { throw error("control character in a string") }
-            if c != UInt8(ascii: "\\") {
-                out.append(c)
-                at += 1
-                continue
+        if let e = scanner.scanString(into: &out) {
+            let message: String
+            switch e.kind {
+            case .unterminatedString: message = "unterminated string"
+            case .controlCharacter: message = "control character in a string"
+            case .unterminatedEscape: message = "unterminated escape"
+            case .shortUnicodeEscape: message = "short \\u escape"
+            case .badUnicodeEscape: message = "bad \\u escape"
+            case .unpairedSurrogate: message = "unpaired surrogate"
+            case .loneLowSurrogate: message = "invalid code point"
+            case .invalidUTF8: message = "invalid UTF-8 in a string"
+            case .badEscape: message = "bad escape"
+            case .expectedDigit, .leadingZero, .missingFractionDigits, .missingExponentDigits: message = "invalid string"  // number errors: not raised by scanString
             }
-            at += 1
-            guard at < bytes.count else { throw error("unterminated escape") }
-            let e = bytes[at]
-            at += 1
-            switch e {
-            case UInt8(ascii: "\""): out.append(0x22)
-            case UInt8(ascii: "\\"): out.append(0x5C)
-            case UInt8(ascii: "/"): out.append(0x2F)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = try hex4()
-                if (0xD800..<0xDC00).contains(scalar) {
-                    guard at + 2 <= bytes.count, bytes[at] == UInt8(ascii: "\\"), bytes[at + 1] == UInt8(ascii: "u") else {
-                        throw error("unpaired surrogate")
-                    }
-                    at += 2
-                    let low = try hex4()
-                    guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate") }
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                }
-                guard let u = Unicode.Scalar(scalar) else { throw error("invalid code point") }
-                out.append(contentsOf: Array(String(Character(u)).utf8))
-            default: throw error("bad escape")
-            }
+            throw APIJSONParseError(offset: e.offset, message: message)
         }
         return String(decoding: out, as: UTF8.self)
     }

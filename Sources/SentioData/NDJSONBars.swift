@@ -101,12 +101,9 @@ public enum NDJSONBars {
         }
 
         @inline(__always) mutating func skipWhitespace() {
-            while position < bytes.count {
-                switch bytes[position] {
-                case 0x20, 0x09, 0x0A, 0x0D: position += 1
-                default: return
-                }
-            }
+            var scanner = JSONScanner(bytes, position: position)
+            scanner.skipWhitespace()
+            position = scanner.position
         }
 
         /// What the value starting here is, for "wrong type" messages.
@@ -123,88 +120,21 @@ public enum NDJSONBars {
             }
         }
 
-        /// Parses a JSON string at `position` (which holds `"`); returns its UTF-8 bytes unescaped.
+        /// Parses a JSON string at `position` (which holds `"`); returns its UTF-8 bytes unescaped (``JSONScanner``).
         mutating func string() -> [UInt8]? {
-            position += 1
+            var scanner = JSONScanner(bytes, position: position)
             var out: [UInt8] = []
-            while position < bytes.count {
-                let c = bytes[position]
-                position += 1
-                switch c {
-                case UInt8(ascii: "\""):
-                    return String(validating: out, as: UTF8.self) == nil ? nil : out
-                case UInt8(ascii: "\\"):
-                    guard position < bytes.count else { return nil }
-                    let e = bytes[position]
-                    position += 1
-                    switch e {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-                    case UInt8(ascii: "b"): out.append(0x08)
-                    case UInt8(ascii: "f"): out.append(0x0C)
-                    case UInt8(ascii: "n"): out.append(0x0A)
-                    case UInt8(ascii: "r"): out.append(0x0D)
-                    case UInt8(ascii: "t"): out.append(0x09)
-                    case UInt8(ascii: "u"):
-                        guard var scalar = hex4() else { return nil }
-                        if (0xD800..<0xDC00).contains(scalar) {
-                            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-                                bytes[position + 1] == UInt8(ascii: "u")
-                            else { return nil }
-                            position += 2
-                            guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        } else if (0xDC00..<0xE000).contains(scalar) {
-                            return nil
-                        }
-                        guard let unicode = Unicode.Scalar(scalar) else { return nil }
-                        out.append(contentsOf: Array(String(Character(unicode)).utf8))
-                    default: return nil
-                    }
-                case 0..<0x20: return nil
-                default: out.append(c)
-                }
-            }
-            return nil
+            let error = scanner.scanString(into: &out)
+            position = scanner.position
+            return error == nil ? out : nil
         }
 
-        mutating func hex4() -> UInt32? {
-            guard position + 4 <= bytes.count else { return nil }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                let c = bytes[position]
-                position += 1
-                let digit: UInt8
-                switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - 48
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = c - 87
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - 55
-                default: return nil
-                }
-                value = value << 4 | UInt32(digit)
-            }
-            return value
-        }
-
-        /// The extent of a JSON number (RFC 8259 grammar) at `position`, or `nil`.
+        /// The extent of a JSON number (``JSONScanner``'s grammar) at `position`, or `nil`.
         mutating func numberExtent() -> Range<Int>? {
-            let start = position
-            func digit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= 48 && bytes[i] <= 57 }
-            var i = position
-            if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
-            guard digit(i) else { return nil }
-            if bytes[i] == UInt8(ascii: "0") { i += 1 } else { while digit(i) { i += 1 } }
-            if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
-                i += 1
-                guard digit(i) else { return nil }
-                while digit(i) { i += 1 }
-            }
-            if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
-                i += 1
-                if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-                guard digit(i) else { return nil }
-                while digit(i) { i += 1 }
-            }
-            // A number ends at whitespace, `,` or `}`: anything else (`1.5x`, `01`) is not JSON.
+            var scanner = JSONScanner(bytes, position: position)
+            guard case .success(let token) = scanner.scanNumber() else { return nil }
+            let i = token.range.upperBound
+            // A number ends at whitespace, `,` or `}`: anything else (`1.5x`) is not JSON.
             if i < bytes.count {
                 switch bytes[i] {
                 case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ","), UInt8(ascii: "}"): break
@@ -212,7 +142,7 @@ public enum NDJSONBars {
                 }
             }
             position = i
-            return start..<i
+            return token.range
         }
 
         func shown(_ range: Range<Int>) -> String {
