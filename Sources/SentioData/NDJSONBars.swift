@@ -51,7 +51,7 @@ public struct NDJSONBarError: UserInputError, Equatable {
 /// values are JSON numbers (a number written as a string, `null`, `true`, an object or an array is a wrong type;
 /// an unknown or missing key is an error). Then the OHLCV reader's rules apply, the same code as for CSV files:
 /// the timestamp is read by ``TimestampParser`` (so `2024-01-02T14:31:00Z`, `2024-01-02` and the other forms a
-/// CSV file may use), numbers are converted exactly by ``DecimalParser`` and must be finite, and
+/// CSV file may use), numbers are converted exactly by `DecimalParser` (SentioCSV) and must be finite, and
 /// ``OHLCVReader/checkBarValues(open:high:low:close:volume:file:line:fieldNames:)`` checks prices > 0,
 /// `high ≥ low`, `high ≥ max(open, close)`, `low ≤ min(open, close)` and volume ≥ 0. Blank lines (only JSON
 /// whitespace) are skipped. The order of timestamps is the consumer's rule (a feed interleaves symbols).

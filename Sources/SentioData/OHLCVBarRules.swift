@@ -6,8 +6,15 @@ extension OHLCVReader {
     /// the numbers are parsed; the order of timestamps is the caller's rule.
     ///
     /// - Parameters:
-    ///   - fieldNames: how the input names `open`, `high`, `low`, `close` and `volume` (indices 1...5 of
-    ///     ``requiredNames``' order; index 0 is the timestamp and unused here).
+    ///   - open: the bar's opening price.
+    ///   - high: the bar's highest price.
+    ///   - low: the bar's lowest price.
+    ///   - close: the bar's closing price.
+    ///   - volume: the bar's volume.
+    ///   - file: the input's name, for the error.
+    ///   - line: the input's 1-based line, for the error.
+    ///   - fieldNames: how the input names `open`, `high`, `low`, `close` and `volume` (indices 1...5, in the
+    ///     order timestamp, open, high, low, close, volume; index 0 is the timestamp and unused here).
     /// - Throws: the first broken rule, as ``CSVError`` naming `file`, `line` and the field.
     @inline(__always)
     public static func checkBarValues(

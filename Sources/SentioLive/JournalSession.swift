@@ -54,7 +54,7 @@ public enum LiveJournalError: UserInputError, Equatable {
 /// is published, and which restarts where it stopped.
 ///
 /// Use: ``ingest(_:line:)`` the bars of one chunk of input (and ``reject(_:)`` its malformed lines,
-/// ``closeStepIfPending()`` when the grace delay passes), then ``commit()``: one transaction (group commit),
+/// ``closeStepIfPending()`` when the grace delay passes), then ``commit(forceSnapshot:)``: one transaction (group commit),
 /// after which the returned events may be written out. Nothing is published before it is durable.
 ///
 /// Bars, in order of the checks:
@@ -98,7 +98,7 @@ public final class JournaledLiveSession {
 
     /// The setup stored in `database`, or `nil` when it holds no live session.
     ///
-    /// - Throws: ``LiveJournalError/damaged(path:detail:)`` when it cannot be read, `StoreError`.
+    /// - Throws: `LiveJournalError/damaged(path:detail:)` when it cannot be read, `StoreError`.
     public static func storedSetup(in database: SentioDatabase) throws -> LiveSessionSetup? {
         guard let json = try LiveJournal(database: database).configurationJSON() else { return nil }
         return try decodeSetup(json, path: database.path)
@@ -115,9 +115,13 @@ public final class JournaledLiveSession {
     /// Opens the session stored in `database`, or starts one.
     ///
     /// - Parameters:
+    ///   - database: the store holding the journal (created by migration `v4-live-journal`).
     ///   - setup: the configuration and universe to run with; `nil` continues the stored session as it is.
     ///   - reset: start over with `setup`: journaled events and snapshots are deleted, the journaled bars kept and
     ///     replayed through the new session (their events journaled again).
+    ///   - synchronous: SQLite's `synchronous` setting for the journal (`.full`: an acknowledged commit survives a
+    ///     power loss; see the store's Journal article).
+    ///   - snapshotInterval: journal a snapshot every this many accepted inputs (bounds the replay on restart).
     /// - Throws: ``LiveJournalError`` (a different stored configuration, no session, a damaged one),
     ///   `StoreError`, or the session's errors for an invalid configuration.
     public init(
@@ -237,7 +241,7 @@ public final class JournaledLiveSession {
         }
     }
 
-    /// Feeds one bar (`line`: its input line, for rejection events). Its events are published by ``commit()``.
+    /// Feeds one bar (`line`: its input line, for rejection events). Its events are published by ``commit(forceSnapshot:)``.
     ///
     /// - Throws: `StoreError` when the journal cannot be read, `APIEncodingError` if an event cannot be encoded.
     public func ingest(_ feedBar: FeedBar, line: Int? = nil) throws {
@@ -306,7 +310,7 @@ public final class JournaledLiveSession {
         return true
     }
 
-    /// Whether inputs or events wait for ``commit()``.
+    /// Whether inputs or events wait for ``commit(forceSnapshot:)``.
     public var hasUncommitted: Bool { !batch.isEmpty || !output.isEmpty }
 
     /// Group commit: journals everything since the last commit in one transaction (with a snapshot when

@@ -49,9 +49,9 @@ public struct LiveConfiguration: Sendable, Equatable {
     }
 
     /// The session a backtest request describes for a universe of `symbolCount` symbols: the very configuration
-    /// the backtest runs (``BacktestRequest/configuration(symbolCount:)``: every default resolved there, sizing
+    /// the backtest runs (`BacktestRequest/configuration(symbolCount:)`: every default resolved there, sizing
     /// all-in for one symbol and equal-weight over all symbols for several) and the request's strategy with its
-    /// resolved parameters (``BacktestRequest/resolvedRSI``, ``BacktestRequest/resolvedDCA``; DCA invests in
+    /// resolved parameters (`BacktestRequest/resolvedRSI`, `BacktestRequest/resolvedDCA`; DCA invests in
     /// every symbol of the universe).
     ///
     /// The signal model is `signalModel` (default: the model `sentio backtest` runs, `SignalModelConfig()`).

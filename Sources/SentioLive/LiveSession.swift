@@ -67,7 +67,7 @@ public enum LiveBarRejection: Sendable, Equatable, CustomStringConvertible {
     /// `low`, `close` or `volume`.
     case invalid(field: String, message: String)
 
-    /// The `reason` code of the `rejected` event (``LiveRejectedEvent``).
+    /// The `reason` code of the `rejected` event (`LiveRejectedEvent`).
     public var code: String {
         switch self {
         case .unknownSymbol: "unknown-symbol"
@@ -103,7 +103,7 @@ public enum LiveIngestOutcome: Sendable, Equatable {
 ///
 /// The session holds a ``LiveConfiguration`` and a universe of symbols. Bars arrive one at a time, any symbol,
 /// any order within a timestamp; the bars of one timestamp form a *step*, processed by the very step function
-/// `Backtest.run` replays (SentioBacktest's ``SteppedSimulation``), so trades, orders, rejections and the equity
+/// `Backtest.run` replays (SentioBacktest's `SteppedSimulation`), so trades, orders, rejections and the equity
 /// curve are bit-identical to `Backtest.run` on the same bars. See <doc:LiveSessions> for when a step completes
 /// and when an order fills.
 ///
@@ -187,7 +187,7 @@ public final class LiveSession {
         raw.reserveCapacity(64)
     }
 
-    /// Feeds one bar; returns the events it caused, in order (see ``LiveEvent``): when its timestamp is later
+    /// Feeds one bar; returns the events it caused, in order (see `LiveEvent`): when its timestamp is later
     /// than the step being collected, that step's events first; then its `signal_update` (once the signal
     /// model is past its warm-up); then, if it was the step's last missing bar, the step's events: orders,
     /// fills and order rejections in execution order, and the `equity` mark. A refused bar gives one

@@ -9,7 +9,10 @@ import NIOCore
 /// the API's requests per second are reported as a fraction of what Hummingbird itself serves on that machine.
 public enum CeilingServer {
     /// Serves `GET /constant` on `host:port` until the task is cancelled or the process is signalled.
-    /// - Parameter onReady: called with the bound port (useful with port 0).
+    /// - Parameters:
+    ///   - host: the address to listen on.
+    ///   - port: the port to listen on; 0 picks a free one.
+    ///   - onReady: called with the bound port (useful with port 0).
     public static func run(host: String, port: Int, onReady: @escaping @Sendable (Int) -> Void) async throws {
         let router = Router()
         let constant = ByteBuffer(string: #"{"status":"ok","note":"constant body of the benchmark ceiling route"}"#)

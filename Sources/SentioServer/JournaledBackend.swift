@@ -5,7 +5,7 @@ import SentioData
 import SentioLive
 import SentioStore
 
-/// The live backend on SentioLive's ``JournaledLiveSession``: every accepted bar, order, fill and rejection is
+/// The live backend on SentioLive's `JournaledLiveSession`: every accepted bar, order, fill and rejection is
 /// journaled in the store (one group commit per ingestion batch) before the response is sent and the signals are
 /// published; the portfolio and trades are the session's, bit-identical to the backtest on the same bars; a restart
 /// continues from the newest snapshot plus the journal's tail.
@@ -20,7 +20,7 @@ public final class JournaledLiveBackend: LiveBackend {
     private var history: [String: OHLCVSeries] = [:]
     private var pendingSince: Double?
 
-    /// Opens (or starts) the session stored in `database` with `setup` (see ``JournaledLiveSession``), and loads the
+    /// Opens (or starts) the session stored in `database` with `setup` (see `JournaledLiveSession`), and loads the
     /// journaled bars for the symbol detail's history.
     /// - Throws: as `JournaledLiveSession.init`, `StoreError`.
     public init(

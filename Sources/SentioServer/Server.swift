@@ -30,9 +30,11 @@ public final class SentioHTTPServer: Sendable {
     let logger: Logger
 
     /// - Parameters:
+    ///   - options: address, limits, CORS origin, tokens and WebSocket buffer.
     ///   - backend: the live state (loaded: `/healthz` answers 200 as soon as the server listens).
     ///   - portal: the LP portal's data; `nil` answers its endpoints 404 (after authentication).
     ///   - replay: bars to feed through the backend while serving.
+    ///   - logger: where the server and its services log.
     public init(
         options: ServerOptions, backend: sending any LiveBackend, portal: FundPortal? = nil, replay: ReplayFeed? = nil,
         logger: Logger = Logger(label: "sentio.serve")
