@@ -68,7 +68,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["Resources"]
+            // The OpenAPI document is compiled into the binary from its one file (PackageResources.openapi_json).
+            resources: [.embedInCode("Resources/openapi.json")]
         ),
         .executableTarget(
             name: "SentioCLI",
