@@ -210,7 +210,7 @@ public struct BacktestRunConfig: Sendable, Equatable, Codable {
         }
         currency = request.investorCurrency
         fx = fxFile
-        signalModel = request.strategy == .sentio ? SignalModelConfig() : nil
+        signalModel = request.strategy == .sentio ? request.resolvedSignalModel : nil
     }
 }
 

@@ -1,4 +1,5 @@
 import SentioCore
+import SentioSignals
 
 /// When an order decided at a bar's close is filled.
 public enum FillTiming: String, Sendable, Codable, CaseIterable {
@@ -183,13 +184,16 @@ public struct BacktestRequest: Sendable, Equatable {
     public var dcaPeriod: ContributionPeriod?
     /// DCA in another currency than the prices' (e.g. GBP): forces fractional shares.
     public var investorCurrency: String?
+    /// The Sentio signal model's parameters (`sentio` only); `nil`: the defaults, `SignalModelConfig()`.
+    public var signalModel: SignalModelConfig?
 
     public init(
         strategy: StrategyKind = .sentio, initialCapital: Double? = nil, commissionRate: Double = Defaults.commissionRate,
         feePerOrder: Double = 0, slippageBasisPoints: Double = 0, fill: FillTiming = .nextOpen, sizing: SizingRule? = nil,
         maxPositions: Int? = nil, fraction: Double? = nil, fractionalShares: Bool = false, stopLossPercent: Double? = nil,
         takeProfitPercent: Double? = nil, rsiPeriod: Int? = nil, rsiLower: Double? = nil, rsiUpper: Double? = nil,
-        dcaAmount: Double? = nil, dcaPeriod: ContributionPeriod? = nil, investorCurrency: String? = nil
+        dcaAmount: Double? = nil, dcaPeriod: ContributionPeriod? = nil, investorCurrency: String? = nil,
+        signalModel: SignalModelConfig? = nil
     ) {
         self.strategy = strategy
         self.initialCapital = initialCapital
@@ -209,7 +213,11 @@ public struct BacktestRequest: Sendable, Equatable {
         self.dcaAmount = dcaAmount
         self.dcaPeriod = dcaPeriod
         self.investorCurrency = investorCurrency
+        self.signalModel = signalModel
     }
+
+    /// The signal model with its default: `signalModel`, else `SignalModelConfig()`.
+    public var resolvedSignalModel: SignalModelConfig { signalModel ?? SignalModelConfig() }
 
     /// The RSI period, lower and upper levels with their defaults.
     public var resolvedRSI: (period: Int, lower: Double, upper: Double) {
@@ -244,11 +252,11 @@ public struct BacktestRequest: Sendable, Equatable {
             stopReference: .decisionClose)
     }
 
-    /// The strategy with its resolved parameters (the signal model with its default configuration for `sentio`).
-    /// - Throws: what building the signal model throws.
+    /// The strategy with its resolved parameters (for `sentio`, the signal model ``resolvedSignalModel``).
+    /// - Throws: what building the signal model throws (`SignalConfigError` for an invalid model).
     public func makeStrategy() throws -> any Strategy {
         switch strategy {
-        case .sentio: return try SignalStrategy.sentio()
+        case .sentio: return try SignalStrategy.sentio(config: resolvedSignalModel)
         case .rsi:
             let rsi = resolvedRSI
             return RSIStrategy(period: rsi.period, lower: rsi.lower, upper: rsi.upper)

@@ -75,9 +75,11 @@ struct BacktestCommand: ParsableCommand {
 
     /// The options as the library's request (defaults resolved by `BacktestRequest`), with the investor currency.
     var request: BacktestRequest {
-        var request = strategyOptions.request
-        request.investorCurrency = currency
-        return request
+        get throws {
+            var request = try strategyOptions.request
+            request.investorCurrency = currency
+            return request
+        }
     }
 
     func validate() throws {
@@ -95,7 +97,7 @@ struct BacktestCommand: ParsableCommand {
         // --currency: the same simulator on prices translated into the investor's currency (InvestorCurrencyMarket).
         let translated = try translatedMarket(assetMarket)
         let market = try translated.map { try Market($0.series) } ?? assetMarket
-        let request = self.request
+        let request = try self.request
         let progressBar = BacktestProgressBar(started: started)
         let backtest = Backtest(request.configuration(symbolCount: market.series.count), progress: { done, total in progressBar.update(done, total) })
         var buyLevels = RecordedBuyLevels()
@@ -164,7 +166,7 @@ struct BacktestCommand: ParsableCommand {
     }
 
     // For `sentio bench`, which times the same configuration and reading (its file is not this one's to change).
-    func makeConfiguration(symbolCount: Int) -> BacktestConfiguration { request.configuration(symbolCount: symbolCount) }
+    func makeConfiguration(symbolCount: Int) throws -> BacktestConfiguration { try request.configuration(symbolCount: symbolCount) }
     static func readConcurrently(_ files: [String]) throws -> [OHLCVSeries] { try OHLCVReader.readConcurrently(files) }
 }
 

@@ -95,7 +95,7 @@ struct LiveRunCommand: ParsableCommand {
         let universe = try selection.list()
         var setup: LiveSessionSetup?
         if let universe {
-            setup = LiveSessionSetup(configuration: LiveConfiguration(request: options.request, symbolCount: universe.count), universe: universe)
+            setup = LiveSessionSetup(configuration: LiveConfiguration(request: try options.request, symbolCount: universe.count), universe: universe)
         } else if reset {
             throw ValidationError("--reset needs --symbols LIST (the universe to start over with)")
         } else {
@@ -105,7 +105,7 @@ struct LiveRunCommand: ParsableCommand {
                 throw ValidationError("--symbols LIST is required to start a session in \(database.path)")
             }
             setup = LiveSessionSetup(
-                configuration: LiveConfiguration(request: options.request, symbolCount: stored.universe.count), universe: stored.universe)
+                configuration: LiveConfiguration(request: try options.request, symbolCount: stored.universe.count), universe: stored.universe)
         }
         let live = try JournaledLiveSession(
             database: database, setup: setup, reset: reset, snapshotInterval: snapshotInterval)

@@ -111,7 +111,7 @@ struct ServeCommand: ParsableCommand {
         guard let universe, !universe.isEmpty else {
             throw UsageError("no symbol to serve: give --replay DIR or --symbols LIST to start a session in \(database.path)")
         }
-        let setup = LiveSessionSetup(configuration: LiveConfiguration(request: live.request, symbolCount: universe.count), universe: universe)
+        let setup = LiveSessionSetup(configuration: LiveConfiguration(request: try live.request, symbolCount: universe.count), universe: universe)
         let portal = try loadPortal(database: database)
         let backend = try JournaledLiveBackend(database: database, setup: setup, reset: reset, stepTimeout: stepTimeout)
 

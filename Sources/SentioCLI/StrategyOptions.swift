@@ -42,10 +42,7 @@ struct StrategyOptions: ParsableArguments {
     @Option(name: .customLong("take-profit"), help: ArgumentHelp("Take-profit above the decision close (percent, 10 = 10%; default: none; sentio uses the signal's).", valueName: "PCT"))
     var takeProfit: Double?
 
-    @Option(name: .customLong("rsi-period"), help: ArgumentHelp("rsi: RSI period in bars (default: 14).", valueName: "N"))
-    var rsiPeriod: Int?
-
-    @Option(name: .customLong("rsi-lower"), help: ArgumentHelp("rsi: buy when RSI (0 to 100) is below this (default: 30).", valueName: "X"))
+    @Option(name: .customLong("rsi-lower"), help: ArgumentHelp("rsi: buy when RSI (0 to 100, period --rsi-period) is below this (default: 30).", valueName: "X"))
     var rsiLower: Double?
 
     @Option(name: .customLong("rsi-upper"), help: ArgumentHelp("rsi: sell when RSI (0 to 100) is above this (default: 70).", valueName: "X"))
@@ -57,8 +54,25 @@ struct StrategyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("dca: investing period (default: month).", valueName: "PERIOD"))
     var every: ContributionPeriod?
 
+    @OptionGroup(title: "Signal model parameters (strategy sentio)")
+    var model: SignalModelOptions
+
+    /// `--rsi-period`: the rsi strategy's period, or the signal model's RSI feature period.
+    var rsiPeriod: Int? { model.rsiPeriod }
+
     /// The options as the library's request (no investor currency; defaults resolved by `BacktestRequest`).
+    ///
+    /// - Throws: `UsageError` for an unreadable or invalid `--config` file or model parameter.
     var request: BacktestRequest {
+        get throws {
+            var request = basicRequest
+            if strategy == .sentio { request.signalModel = try model.resolve() }
+            return request
+        }
+    }
+
+    /// The request without the signal model (which needs reading `--config`).
+    private var basicRequest: BacktestRequest {
         BacktestRequest(
             strategy: strategy, initialCapital: capital, commissionRate: commission, feePerOrder: fee,
             slippageBasisPoints: slippageBps, fill: fill, sizing: sizing, maxPositions: maxPositions, fraction: fraction,
@@ -80,11 +94,18 @@ struct StrategyOptions: ParsableArguments {
         }
         if fraction != nil && sizing != .fraction { throw ValidationError("--fraction needs --sizing fraction") }
         if sizing == .fraction && fraction == nil { throw ValidationError("--sizing fraction needs --fraction F") }
-        if strategy != .rsi && (rsiPeriod != nil || rsiLower != nil || rsiUpper != nil) {
-            throw ValidationError("--rsi-period, --rsi-lower and --rsi-upper apply to --strategy rsi only")
+        if strategy != .rsi && (rsiLower != nil || rsiUpper != nil) {
+            throw ValidationError("--rsi-lower and --rsi-upper apply to --strategy rsi only")
+        }
+        if strategy != .rsi && strategy != .sentio && rsiPeriod != nil {
+            throw ValidationError("--rsi-period applies to --strategy rsi and sentio only")
+        }
+        let modelFlags = model.modelOnlyFlagsGiven
+        if strategy != .sentio && !modelFlags.isEmpty {
+            throw ValidationError("\(modelFlags.joined(separator: ", ")) \(modelFlags.count == 1 ? "applies" : "apply") to --strategy sentio only (signal model parameters)")
         }
         if let p = rsiPeriod, p < 1 { throw ValidationError("--rsi-period must be at least 1, got \(p)") }
-        let rsi = request.resolvedRSI
+        let rsi = basicRequest.resolvedRSI
         if !(0 <= rsi.lower && rsi.lower < rsi.upper && rsi.upper <= 100) {
             throw ValidationError("--rsi-lower must be below --rsi-upper, both in [0, 100]; got \(rsi.lower) and \(rsi.upper)")
         }

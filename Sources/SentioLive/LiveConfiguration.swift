@@ -54,8 +54,9 @@ public struct LiveConfiguration: Sendable, Equatable {
     /// resolved parameters (`BacktestRequest/resolvedRSI`, `BacktestRequest/resolvedDCA`; DCA invests in
     /// every symbol of the universe).
     ///
-    /// The signal model is `signalModel` (default: the model `sentio backtest` runs, `SignalModelConfig()`).
-    public init(request: BacktestRequest, symbolCount: Int, signalModel: SignalModelConfig = SignalModelConfig()) {
+    /// The signal model is the request's (`BacktestRequest/resolvedSignalModel`: the model `sentio backtest`
+    /// runs with the same options).
+    public init(request: BacktestRequest, symbolCount: Int) {
         let strategy: LiveStrategy
         switch request.strategy {
         case .sentio: strategy = .sentio
@@ -67,7 +68,7 @@ public struct LiveConfiguration: Sendable, Equatable {
             let dca = request.resolvedDCA
             strategy = .dca(amount: dca.amount, every: dca.period, symbols: nil)
         }
-        self.init(strategy: strategy, backtest: request.configuration(symbolCount: symbolCount), signalModel: signalModel)
+        self.init(strategy: strategy, backtest: request.configuration(symbolCount: symbolCount), signalModel: request.resolvedSignalModel)
     }
 
     /// Checks every part.

@@ -183,7 +183,7 @@ struct NegativeOptionTests {
             {
                 // Options that only apply with a strategy need it, or the complaint would be about the strategy.
                 var context: [String] = []
-                if command == ["backtest"] && option.name.hasPrefix("rsi-") { context = ["--strategy", "rsi"] }
+                if command == ["backtest"] && ["rsi-period", "rsi-lower", "rsi-upper"].contains(option.name) { context = ["--strategy", "rsi"] }
                 if command == ["backtest"] && option.name == "amount" { context = ["--strategy", "dca"] }
                 var baseWithout = stripping(option.name, from: base)
                 if command == ["bench"] && ["size", "repeat", "threads"].contains(option.name) {

@@ -39,6 +39,12 @@ struct StrategyOptionsTests {
         let dca = strategy == "dca" ? 60 as UInt64 : 4
         if maybe(dca) { args += ["--amount", maybe(wrong) ? "0" : pick(["50", "1000", "2500.75"])] }
         if maybe(dca) { args += ["--every", pick(["week", "month"])] }
+        // Signal model parameters: usually with sentio, rarely with another strategy (then an error).
+        let model = strategy == "sentio" ? 40 as UInt64 : 3
+        if maybe(model) { args += ["--horizon", maybe(wrong) ? "0" : pick(["1", "3", "10"])] }
+        if maybe(model) { args += ["--window", maybe(wrong) ? "5" : pick(["12", "60", "250"])] }
+        if maybe(model) { args += ["--buy-threshold", pick(["0", "0.5", "2"])] }
+        if maybe(model) { args += ["--min-confidence", maybe(wrong) ? "1.5" : pick(["0", "0.4"])] }
         // Options in any order.
         var pairs: [[String]] = []
         var k = 0
@@ -61,10 +67,21 @@ struct StrategyOptionsTests {
 
     /// The parity the live tests rely on, checked against the documented defaults as well.
     static func checkParity(_ o: StrategyOptions, symbolCount: Int, _ args: [String]) throws {
-        let request = o.request
+        let request = try o.request
         let configuration = LiveConfiguration(request: request, symbolCount: symbolCount)
         #expect(configuration.backtest == request.configuration(symbolCount: symbolCount), "\(args)")
-        #expect(configuration.signalModel == SignalModelConfig(), "\(args)")
+        // The model: the defaults with the flags given (independently of SignalModelOptions.resolve).
+        var expectedModel = SignalModelConfig()
+        func value(_ flag: String) -> String? { args.firstIndex(of: flag).map { args[$0 + 1] } }
+        if o.strategy == .sentio {
+            if let v = value("--horizon") { expectedModel.horizon = Int(v)! }
+            if let v = value("--window") { expectedModel.regressionWindow = Int(v)! }
+            if let v = value("--buy-threshold") { expectedModel.buyScoreThreshold = Double(v)! }
+            if let v = value("--min-confidence") { expectedModel.minimumConfidence = Double(v)! }
+            if let v = value("--rsi-period") { expectedModel.rsiPeriod = Int(v)! }
+        }
+        #expect(configuration.signalModel == expectedModel, "\(args)")
+        #expect(request.signalModel == (o.strategy == .sentio ? expectedModel : nil), "\(args)")
         // The documented defaults, independently of the resolver.
         #expect(configuration.backtest.initialCapital == (o.strategy == .dca ? 0 : o.capital ?? 100_000), "\(args)")
         #expect(configuration.backtest.costs == TradingCosts(commissionRate: o.commission, feePerOrder: o.fee, slippageBasisPoints: o.slippageBps))
@@ -96,7 +113,8 @@ struct StrategyOptionsTests {
         for _ in 0..<200 {
             let args = Self.randomArguments(&rng)
             let symbolCount = 1 + Int(rng.next() % 6)
-            guard case .success(let options) = Self.parse(StrategyOptions.self, args) else {
+            // An out-of-range model parameter is found when the model is resolved (as the commands' run() does).
+            guard case .success(let options) = Self.parse(StrategyOptions.self, args), (try? options.request) != nil else {
                 rejected += 1
                 continue
             }
@@ -120,9 +138,13 @@ struct StrategyOptionsTests {
             case let (.failure(a), .failure(b)):
                 #expect(a == b, "\(args)")
             case let (.success(b), .success(l)):
-                #expect(b.request == l.options.request, "\(args)")
-                #expect(LiveConfiguration(request: l.options.request, symbolCount: symbolCount).backtest
-                    == b.request.configuration(symbolCount: symbolCount), "\(args)")
+                guard let backtestRequest = try? b.request else {
+                    #expect((try? l.options.request) == nil, "\(args)")
+                    continue
+                }
+                #expect(backtestRequest == (try l.options.request), "\(args)")
+                #expect(LiveConfiguration(request: try l.options.request, symbolCount: symbolCount).backtest
+                    == backtestRequest.configuration(symbolCount: symbolCount), "\(args)")
                 try Self.checkParity(l.options, symbolCount: symbolCount, args)
             default:
                 Issue.record("backtest and live disagree on \(args): backtest \(backtest), live \(live)")
@@ -135,7 +157,10 @@ struct StrategyOptionsTests {
         let cases: [([String], String)] = [
             (["--sizing", "fraction"], "--sizing fraction needs --fraction F"),
             (["--strategy", "dca", "--capital", "5"], "--capital conflicts with --strategy dca"),
-            (["--rsi-period", "5"], "--rsi-period, --rsi-lower and --rsi-upper apply to --strategy rsi only"),
+            (["--rsi-lower", "5"], "--rsi-lower and --rsi-upper apply to --strategy rsi only"),
+            (["--strategy", "buy-and-hold", "--rsi-period", "5"], "--rsi-period applies to --strategy rsi and sentio only"),
+            (["--strategy", "rsi", "--horizon", "3", "--window", "60"], "--horizon, --window apply to --strategy sentio only"),
+            (["--strategy", "dca", "--config", "m.json"], "--config applies to --strategy sentio only"),
             (["--strategy", "rsi", "--rsi-lower", "80"], "--rsi-lower must be below --rsi-upper, both in [0, 100]; got 80.0 and 70.0"),
         ]
         for (args, message) in cases {
