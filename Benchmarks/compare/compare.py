@@ -28,6 +28,8 @@ import warnings
 
 os.environ.setdefault("TQDM_DISABLE", "1")  # backtesting.py's progress bars
 
+os.environ.setdefault("POLARS_MAX_THREADS", "2")  # the peers' thread count (PEER_THREADS), set before import
+
 import numpy as np
 import pandas as pd
 
@@ -191,6 +193,28 @@ def workload_csv(sentio, inputs, sizes, repeats):
     peer_plain, _ = time_peer(lambda: pd.read_csv(path), repeats["fast"])
     results.append(row("csv read", rows, "rows", "pandas.read_csv (timestamps left as text)", peer_plain, report,
                        agreement, target=("Sentio >= 3x pandas (ratio <= 0.333)", 1 / 3)))
+    # Multi-threaded peers, 2 threads each (the machine's cores); both parse the ISO timestamps into times.
+    import pyarrow
+    import pyarrow.csv as arrow_csv
+    pyarrow.set_cpu_count(PEER_THREADS)
+    pyarrow.set_io_thread_count(PEER_THREADS)
+    peer_arrow, table = time_peer(lambda: arrow_csv.read_csv(path), repeats["fast"])
+    diff, nan_mismatch = max_abs_diff(closes, table.column("close").to_numpy())
+    size_mb = os.path.getsize(path) / 1e6
+    bandwidth = memory_bandwidth()
+    throughput = (f"; Sentio {size_mb / report['medianSeconds']:.0f} MB/s of CSV, memory bandwidth "
+                  f"{bandwidth['copyMBps']:.0f} MB/s (copy, read + write counted)")
+    results.append(row("csv read", rows, "rows", f"pyarrow {pyarrow.__version__} csv.read_csv ({PEER_THREADS} threads)",
+                       peer_arrow, report, f"close max|diff| {diff:.3g}" + throughput,
+                       target=("Sentio >= 2x pyarrow (ratio <= 0.5)", 0.5)))
+    import polars
+    peer_polars, frame_polars = time_peer(lambda: polars.read_csv(path, try_parse_dates=True), repeats["fast"])
+    diff, nan_mismatch = max_abs_diff(closes, frame_polars["close"].to_numpy())
+    results.append(row("csv read", rows, "rows",
+                       f"polars {polars.__version__} read_csv(try_parse_dates) ({polars.thread_pool_size()} threads)",
+                       peer_polars, report, f"close max|diff| {diff:.3g}", target=None))
+    results.append(floor_row("csv read", rows, "rows", report, memcpy_floor(os.path.getsize(path), repeats["fast"]),
+                             f"memcpy of the file's {size_mb:.1f} MB (page cache to memory)"))
     return results
 
 
@@ -212,7 +236,99 @@ def workload_volume_ratio(sentio, inputs, sizes, repeats):
                                   "--repeat", repeats["fast"], dump=True)
     peer, out = time_peer(lambda: volumes / volumes.rolling(20).mean(), repeats["fast"])
     return [row("volume ratio(20)", n, "values", "pandas v / v.rolling(20).mean()", peer, report,
-                agreement_text(values, out.to_numpy(), report["checksum"]), target=None)]
+                agreement_text(values, out.to_numpy(), report["checksum"]), target=WINDOWED_TARGET),
+            floor_row("volume ratio(20)", n, "values", report, memcpy_floor(8 * n, repeats["fast"]),
+                      f"memcpy of the {n:,} input doubles to an output array", limit=2.0)]
+
+
+def workload_sma(sentio, inputs, sizes, repeats):
+    import talib
+    n = sizes["volume_ratio"]
+    closes = read_columns(inputs["minute_files"], ["close"])["close"][:n]
+    report, values = sentio.bench("sma", "--size", n, *input_args(inputs["minute_files"]),
+                                  "--repeat", repeats["fast"], dump=True)
+    series = pd.Series(closes)
+    pandas_peer, pandas_out = time_peer(lambda: series.rolling(20).mean(), repeats["fast"])
+    talib_peer, talib_out = time_peer(lambda: talib.SMA(closes, timeperiod=20), repeats["fast"])
+    return [row("SMA(20)", n, "values", "pandas rolling(20).mean()", pandas_peer, report,
+                agreement_text(values, pandas_out.to_numpy(), report["checksum"]), target=WINDOWED_TARGET),
+            row("SMA(20)", n, "values", f"TA-Lib {talib.__version__} SMA", talib_peer, report,
+                agreement_text(values, talib_out, report["checksum"]), target=None),
+            floor_row("SMA(20)", n, "values", report, memcpy_floor(8 * n, repeats["fast"]),
+                      f"memcpy of the {n:,} input doubles to an output array", limit=2.0)]
+
+
+def workload_rolling_std(sentio, inputs, sizes, repeats):
+    n = sizes["volume_ratio"]
+    closes = pd.Series(read_columns(inputs["minute_files"], ["close"])["close"][:n])
+    report, values = sentio.bench("rolling-std", "--size", n, *input_args(inputs["minute_files"]),
+                                  "--repeat", repeats["fast"], dump=True)
+    peer, out = time_peer(lambda: closes.rolling(20).std(), repeats["fast"])
+    return [row("rolling std(20)", n, "values", "pandas rolling(20).std()", peer, report,
+                agreement_text(values, out.to_numpy(), report["checksum"]), target=WINDOWED_TARGET),
+            floor_row("rolling std(20)", n, "values", report, memcpy_floor(8 * n, repeats["fast"]),
+                      f"memcpy of the {n:,} input doubles to an output array", limit=2.0)]
+
+
+def workload_many(kind):
+    def run(sentio, inputs, sizes, repeats):
+        import talib
+        n = sizes["minute_bars"]
+        files = inputs["minute_files"]
+        frames = [pd.read_csv(f, usecols=["high", "low", "close"], nrows=n) for f in files]
+        report, values = sentio.bench(f"{kind}-many", "--size", n, "--count", len(files), *input_args(files),
+                                      "--repeat", repeats["fast"], dump=True)
+        columns = [{c: fr[c].to_numpy(dtype=float) for c in ("high", "low", "close")} for fr in frames]
+        if kind == "rsi":
+            name, call = "RSI(14)", lambda: [talib.RSI(c["close"], timeperiod=14) for c in columns]
+        elif kind == "ema":
+            name, call = "EMA(20)", lambda: [talib.EMA(c["close"], timeperiod=20) for c in columns]
+        else:
+            name, call = "ATR(14)", lambda: [talib.ATR(c["high"], c["low"], c["close"], timeperiod=14) for c in columns]
+        peer, out = time_peer(call, repeats["fast"])
+        total = n * len(files)
+        return [row(f"{name}, {len(files)} series at once", total, "values",
+                    f"TA-Lib {talib.__version__} {name.split('(')[0]} looping over the {len(files)} series", peer, report,
+                    agreement_text(values, np.concatenate(out), report["checksum"]),
+                    target=("<= 0.5x TA-Lib looping (ratio <= 0.5)", 0.5)),
+                floor_row(f"{name}, {len(files)} series at once", total, "values", report,
+                          memcpy_floor(8 * total * (3 if kind == "atr" else 1), repeats["fast"]),
+                          f"memcpy of the {total:,} input values{' x 3 columns' if kind == 'atr' else ''}", limit=None)]
+    return run
+
+
+# ------------------------------------------------------------------------------------------ physical floors
+
+PEER_THREADS = 2
+WINDOWED_TARGET = ("<= 0.2x pandas (ratio <= 0.2)", 0.2)
+_BANDWIDTH = {}
+
+
+def memcpy_floor(nbytes, repeats):
+    """Timing of one plain memory pass over `nbytes`: numpy copy (memcpy) of a source array to a preallocated
+    destination of the same size (both touched first), the same protocol as the peers."""
+    source = np.ones(max(1, nbytes // 8))
+    target = np.empty_like(source)
+    np.copyto(target, source)
+    timing, _ = time_peer(lambda: np.copyto(target, source), repeats)
+    return timing
+
+
+def memory_bandwidth():
+    """The machine's copy bandwidth, measured once per run: 256 MB copied, (read + write bytes) / time."""
+    if not _BANDWIDTH:
+        nbytes = 256 << 20
+        timing = memcpy_floor(nbytes, 5)
+        _BANDWIDTH.update(copyMBps=2 * nbytes / 1e6 / timing["median"], bytes=nbytes, seconds=timing["median"])
+    return _BANDWIDTH
+
+
+def floor_row(workload, size, unit, report, floor, description, limit=None):
+    """A peer-shaped row whose "peer" is the physical floor: ratio = Sentio / floor (1 would be memory speed)."""
+    result = row(workload, size, unit, f"floor: {description}", floor, report, "-",
+                 target=(f"within {limit:g}x of the floor (ratio <= {limit:g})", limit) if limit else None)
+    result["floor"] = True
+    return result
 
 
 def regression_design(closes, n):
@@ -415,7 +531,9 @@ def row(workload, size, unit, peer_name, peer, report, agreement, target):
 
 
 WORKLOADS = [
-    ("csv", workload_csv), ("rsi", workload_rsi), ("volume-ratio", workload_volume_ratio),
+    ("csv", workload_csv), ("rsi", workload_rsi), ("volume-ratio", workload_volume_ratio), ("sma", workload_sma),
+    ("rolling-std", workload_rolling_std), ("rsi-many", workload_many("rsi")), ("ema-many", workload_many("ema")),
+    ("atr-many", workload_many("atr")),
     ("rolling-ols", workload_rolling_ols), ("xirr", workload_xirr), ("backtest-rsi", workload_backtest_vectorbt),
     ("backtest-rsi-daily", workload_backtest_backtesting), ("backtest-sentio", workload_backtest_sentio),
     ("signals", workload_signals),
@@ -472,6 +590,10 @@ def render_table(results, machine):
                      fmt_seconds(r["sentioMedianSeconds"]), ratio, r["agreement"], target]
         lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     lines.append("")
+    if machine.get("memoryBandwidth"):
+        lines.append(f"Memory bandwidth (numpy copy of 256 MB, read + write bytes counted): "
+                     f"{machine['memoryBandwidth']['copyMBps']:.0f} MB/s. Floor rows: the same protocol timing a "
+                     "plain memory pass over the workload's arrays; their ratio is Sentio / floor.")
     lines.append(f"Machine: {machine['nproc']} CPUs ({machine['cpu']}), {machine['memoryGiB']} GiB RAM, "
                  f"{machine['os']}, Python {machine['python']}; load average at start "
                  f"{machine['loadAverageAtStart'][0]:.2f}, at end {machine['loadAverageAtEnd'][0]:.2f}.")
@@ -525,6 +647,7 @@ def main():
         results.extend(rows)
 
     machine["loadAverageAtEnd"] = list(os.getloadavg())
+    machine["memoryBandwidth"] = memory_bandwidth()
     if args.update and selected and os.path.exists(args.output):
         # Keep the previous run's rows for the workloads not selected now (each row carries its measuredAt).
         with open(args.output) as f:

@@ -163,7 +163,8 @@ enum ThroughputWorkloads {
     static func defaultSize(_ workload: BenchWorkload) -> Int {
         switch workload {
         case .csv, .rollingOLS: 1_000_000
-        case .rsi, .volumeRatio: 10_000_000
+        case .rsi, .volumeRatio, .sma, .rollingStd: 10_000_000
+        case .rsiMany, .emaMany, .atrMany: 1_000_000
         case .xirr: 100_000
         case .backtestRSI, .backtestSentio: 1_000_000
         case .signals: 0
@@ -307,6 +308,15 @@ extension BenchCommand {
                 inputs: inputs, symbols: count, size: size)
             defer { if let generatedDirectory { try? FileManager.default.removeItem(atPath: generatedDirectory) } }
             return try measureThroughput(workload, name: name, size: bars, repeats: repeatCount, dumpPath: dump)
+        case .sma:
+            let workload = try ThroughputWorkloads.smaWorkload(inputs: inputs, size: n)
+            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
+        case .rollingStd:
+            let workload = try ThroughputWorkloads.rollingStdWorkload(inputs: inputs, size: n)
+            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
+        case .rsiMany, .emaMany, .atrMany:
+            let workload = try ThroughputWorkloads.manyWorkload(kind, inputs: inputs, symbols: count, size: n)
+            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
         case .signals:
             throw UsageError("signals is not a throughput workload")
         }
@@ -316,7 +326,7 @@ extension BenchCommand {
     func throughputTable(_ report: ThroughputReport, _ kind: BenchWorkload) -> String {
         let unit: String = switch kind {
         case .csv: "rows"
-        case .rsi, .volumeRatio: "values"
+        case .rsi, .volumeRatio, .sma, .rollingStd, .rsiMany, .emaMany, .atrMany: "values"
         case .rollingOLS: "windows"
         case .xirr: "series"
         case .backtestRSI, .backtestSentio: "bar-cells"

@@ -18,6 +18,11 @@ enum BenchWorkload: String, CaseIterable, ExpressibleByArgument {
     case xirr
     case backtestRSI = "backtest-rsi"
     case backtestSentio = "backtest-sentio"
+    case sma
+    case rollingStd = "rolling-std"
+    case rsiMany = "rsi-many"
+    case emaMany = "ema-many"
+    case atrMany = "atr-many"
 
     /// Workloads implemented so far.
     static let available: [BenchWorkload] = allCases
@@ -62,6 +67,8 @@ struct BenchCommand: ParsableCommand {
             rolling-ols: rolling OLS, window 60, intercept + 3 regressors: y[t] = r[t+3], xj[t] = r[t+3-j] with r[i] = log(c[i+1]/c[i]) over --size + 4 closes; throughput in windows (size - 59); checksum = sum of all finite coefficients.
             xirr: xirr(batch:threads:) over --size series (Actual/365F, guess 0.1); --input FILE with header series,date,amount (rows grouped by series, dates YYYY-MM-DD, signed amounts), else generated private-equity-like series of 24 monthly flows; checksum = sum of the rates found.
             backtest-rsi: the rsi strategy as `sentio backtest --strategy rsi --sizing all-in` runs it, on the first --count inputs cut to --size bars, in memory (indicators + decisions + simulation + statistics); throughput in bar-cells (symbols x bars); checksum = final equity.
+            sma, rolling-std: SMA(20) and rolling standard deviation (window 20, ddof 1) over --size closes; checksum = sum of valid values.
+            rsi-many, ema-many, atr-many: RSI(14), EMA(20), ATR(14) of the first --count inputs cut to --size bars, all series at once (SIMD lanes across series); size = bars per series, throughput in values (series x bars); checksum = sum of valid values.
             backtest-sentio: the sentio strategy as `sentio backtest` runs it (default options), end to end with the CSV load (files read concurrently), on whole files (--size must match their length if given); checksum = final equity.
             """
     )

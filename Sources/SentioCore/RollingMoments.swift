@@ -67,16 +67,30 @@ public enum WindowArithmetic {
     public static func compensatedSum(
         _ buffer: RingBuffer, from start: Int = 0
     ) -> (sum: Double?, bound: Double, absoluteSum: Double) {
-        let n = buffer.count - start
+        compensatedSum(count: buffer.count - start) { buffer[start + $0] }
+    }
+
+    /// ``compensatedSum(_:from:)`` of contiguous values (oldest first): the same arithmetic in the same order,
+    /// so the same result as for a ring buffer holding these values.
+    @inlinable
+    public static func compensatedSum(_ values: UnsafeBufferPointer<Double>) -> (sum: Double?, bound: Double, absoluteSum: Double) {
+        compensatedSum(count: values.count) { values[$0] }
+    }
+
+    /// The compensated sum of `value(0..<n)` (see ``compensatedSum(_:from:)``).
+    @inlinable @inline(__always)
+    static func compensatedSum(
+        count n: Int, _ value: (Int) -> Double
+    ) -> (sum: Double?, bound: Double, absoluteSum: Double) {
         var largest = 0.0
-        for i in start..<buffer.count { largest = max(largest, abs(buffer[i])) }
+        for i in 0..<n { largest = max(largest, abs(value(i))) }
         guard largest > 0 else { return (0, 0, 0) }
         // Scale the window so that its largest value is in [1, 2) and the sum cannot overflow:
         // power-of-two scaling is exact except for values 2¹⁰²² times smaller than the largest.
         let e = largest.exponent
         var s = 0.0, c = 0.0, a = 0.0
-        for i in start..<buffer.count {
-            let v = scale(buffer[i], by: -e)
+        for i in 0..<n {
+            let v = scale(value(i), by: -e)
             let t = s + v
             c += abs(s) >= abs(v) ? (s - t) + v : (v - t) + s
             s = t

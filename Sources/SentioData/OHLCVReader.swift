@@ -184,9 +184,25 @@ public enum OHLCVReader {
     }
 
     /// Parses a whole CSV buffer.
+    ///
+    /// In strict mode a file of several megabytes is split at line ends into one part per core, the parts are
+    /// parsed in parallel and their seams checked (timestamps strictly increasing across parts); the result
+    /// and every error (message, line number) are those of reading the file front to back.
     public static func parse(
         _ buffer: UnsafeBufferPointer<UInt8>, file: String, symbol: String, lenient: Bool
     ) throws(CSVError) -> ReadResult {
+        try parse(
+            buffer, file: file, symbol: symbol, lenient: lenient, parts: defaultParts,
+            minimumPartBytes: defaultMinimumPartBytes
+        ).result
+    }
+
+    /// ``parse(_:file:symbol:lenient:)`` with an explicit number of parts (1: serial) and minimum part size;
+    /// `parallel` tells whether the result came from the parallel parts (for tests).
+    static func parse(
+        _ buffer: UnsafeBufferPointer<UInt8>, file: String, symbol: String, lenient: Bool, parts parallelParts: Int,
+        minimumPartBytes: Int
+    ) throws(CSVError) -> (result: ReadResult, parallel: Bool) {
         guard let b = buffer.baseAddress, buffer.count > 0 else { throw .emptyFile(file: file) }
         let n = buffer.count
         var pos = CSVTokenizer.firstLineStart(buffer)
@@ -246,15 +262,184 @@ public enum OHLCVReader {
         let fieldNames = (0..<6).map {
             headerNames[columnOf[$0]].isEmpty ? "timestamp" : shownNames[columnOf[$0]]
         }
-        let timestampColumn = columnOf[0], openColumn = columnOf[1], highColumn = columnOf[2]
-        let lowColumn = columnOf[3], closeColumn = columnOf[4], volumeColumn = columnOf[5]
+        let layout = RowLayout(
+            file: file, columnCount: columnCount, timestampColumn: columnOf[0], openColumn: columnOf[1],
+            highColumn: columnOf[2], lowColumn: columnOf[3], closeColumn: columnOf[4], volumeColumn: columnOf[5],
+            fieldNames: fieldNames, shownNames: shownNames)
+        // Rough row estimate from the header length keeps reallocation rare.
+        let rowEstimate = max(16, (n - pos) / max(24, (header.end - header.start)))
+
+        // Strict mode on a large file: parse parts in parallel (identical result, or fall back to the serial
+        // reader for the exact first error).
+        let parts = lenient ? 1 : min(parallelParts, (n - pos) / max(1, minimumPartBytes))
+        if parts >= 2, let series = parseInParts(
+            buffer, from: pos, lineNumber: lineNumber, parts: parts, layout: layout, symbol: symbol,
+            rowEstimate: rowEstimate)
+        {
+            return (ReadResult(series: series, skipped: []), true)
+        }
+
+        let rows = try parseRows(
+            buffer, from: pos, to: n, lineNumber: lineNumber, layout: layout, symbol: symbol, lenient: lenient,
+            rowEstimate: rowEstimate)
+        var series = rows.series
+        var skipped = rows.skipped
+        let candidateLines = rows.candidateLines
+        let candidateCells = rows.candidateCells
+        if lenient {
+            let kept = LongestIncreasingSubsequence.indices(series.timestamps)
+            if kept.count < series.count {
+                let t = series.timestamps
+                var next = 0  // position in `kept` of the first kept row after the current one
+                for index in 0..<t.count {
+                    if next < kept.count, kept[next] == index { next += 1; continue }
+                    let cell = candidateCells[index]
+                    let value = text(buffer, cell.start, cell.end)
+                    let error: CSVError
+                    // A dropped row clashes with its kept neighbour before or after it (else the kept set would
+                    // not be longest).
+                    if next > 0, t[kept[next - 1]] >= t[index] {
+                        let other = kept[next - 1]
+                        error = .nonIncreasingTimestamp(
+                            file: file, line: candidateLines[index], field: fieldNames[0], value: value,
+                            previousLine: candidateLines[other],
+                            previousValue: text(buffer, candidateCells[other].start, candidateCells[other].end),
+                            duplicate: t[other] == t[index])
+                    } else {
+                        let other = kept[next]
+                        error = .notBeforeLaterRow(
+                            file: file, line: candidateLines[index], field: fieldNames[0], value: value,
+                            laterLine: candidateLines[other],
+                            laterValue: text(buffer, candidateCells[other].start, candidateCells[other].end),
+                            duplicate: t[other] == t[index])
+                    }
+                    skipped.append(SkippedRow(line: candidateLines[index], error: error))
+                }
+                var filtered = OHLCVSeries(symbol: symbol)
+                filtered.reserveCapacity(kept.count)
+                for index in kept {
+                    filtered.timestamps.append(series.timestamps[index])
+                    filtered.open.append(series.open[index])
+                    filtered.high.append(series.high[index])
+                    filtered.low.append(series.low[index])
+                    filtered.close.append(series.close[index])
+                    filtered.volume.append(series.volume[index])
+                }
+                series = filtered
+                skipped.sort { $0.line < $1.line }
+            }
+        }
+        if series.isEmpty { throw .noRows(file: file, skipped: skipped.count) }
+        return (ReadResult(series: series, skipped: skipped), false)
+    }
+
+    /// Where the required fields are, and how errors name them.
+    struct RowLayout: Sendable {
+        var file: String
+        var columnCount: Int
+        var timestampColumn: Int, openColumn: Int, highColumn: Int, lowColumn: Int, closeColumn: Int, volumeColumn: Int
+        /// Names of the six fields as errors show them.
+        var fieldNames: [String]
+        /// Every header cell as errors show it.
+        var shownNames: [String]
+
         func columnName(_ cell: Int) -> String? {
             cell < shownNames.count && !shownNames[cell].isEmpty ? shownNames[cell] : nil
         }
+    }
 
+    /// The rows of `[start, end)` (whole lines) and, in lenient mode, what the order check needs.
+    struct ParsedRows {
+        var series: OHLCVSeries
+        var skipped: [SkippedRow]
+        var candidateLines: [Int]
+        var candidateCells: [(start: Int, end: Int)]
+    }
+
+    /// Parts the strict reader splits a file into (one per core).
+    static let defaultParts = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Below this many bytes per part a file is read serially (the threads would cost more than they save).
+    static let defaultMinimumPartBytes = 1 << 20
+
+    /// Parses the rows of `[start, buffer.count)` in `parts` parts, split at line ends, in parallel.
+    ///
+    /// Each part is read by the strict row loop; then the seams are checked (timestamps strictly increase from
+    /// each part's last row to the next non-empty part's first row). Returns `nil` when any part fails, a seam
+    /// is out of order or duplicated, or there are no rows: the caller then reads the file serially, so errors
+    /// (messages and line numbers) are exactly the serial reader's.
+    static func parseInParts(
+        _ buffer: UnsafeBufferPointer<UInt8>, from start: Int, lineNumber: Int, parts: Int, layout: RowLayout,
+        symbol: String, rowEstimate: Int
+    ) -> OHLCVSeries? {
+        let b = buffer.baseAddress!, n = buffer.count
+        var bounds = [start]
+        for k in 1..<parts {
+            let target = max(bounds[k - 1], start + (n - start) / parts * k)
+            if target >= n { bounds.append(n); continue }
+            if let found = memchr(b + target, 10, n - target) {
+                bounds.append(b.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1)
+            } else {
+                bounds.append(n)
+            }
+        }
+        bounds.append(n)
+        let partBounds = bounds
+        nonisolated(unsafe) var results = [Result<ParsedRows, CSVError>?](repeating: nil, count: parts)
+        nonisolated(unsafe) let shared = buffer
+        results.withUnsafeMutableBufferPointer { slots in
+            nonisolated(unsafe) let slots = slots
+            DispatchQueue.concurrentPerform(iterations: parts) { k in
+                // Each task writes only its own slot. Line numbers past the first part are relative: they are
+                // never shown, because any error sends the caller to the serial reader.
+                let estimate = k == 0 ? rowEstimate : rowEstimate / parts + 16
+                slots[k] = Result { () throws(CSVError) -> ParsedRows in
+                    try parseRows(
+                        shared, from: partBounds[k], to: partBounds[k + 1], lineNumber: k == 0 ? lineNumber : 0,
+                        layout: layout, symbol: symbol, lenient: false, rowEstimate: estimate)
+                }
+            }
+        }
+        var pieces: [OHLCVSeries] = []
+        var last = Int64.min
+        var total = 0
+        for result in results {
+            guard case .success(let rows) = result! else { return nil }
+            guard let first = rows.series.timestamps.first else { continue }
+            if first <= last { return nil }
+            last = rows.series.timestamps.last!
+            total += rows.series.count
+            pieces.append(rows.series)
+        }
+        guard total > 0 else { return nil }
+        var series = pieces[0]
+        series.reserveCapacity(total)
+        for piece in pieces.dropFirst() {
+            series.timestamps.append(contentsOf: piece.timestamps)
+            series.open.append(contentsOf: piece.open)
+            series.high.append(contentsOf: piece.high)
+            series.low.append(contentsOf: piece.low)
+            series.close.append(contentsOf: piece.close)
+            series.volume.append(contentsOf: piece.volume)
+        }
+        return series
+    }
+
+    /// The row loop: parses the whole lines of `[start, end)`; `lineNumber` is the line before `start`.
+    /// Strict mode throws the first error; lenient mode collects skipped rows and the candidates of the
+    /// order check.
+    static func parseRows(
+        _ buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, lineNumber firstLineNumber: Int,
+        layout: RowLayout, symbol: String, lenient: Bool, rowEstimate: Int
+    ) throws(CSVError) -> ParsedRows {
+        let b = buffer.baseAddress!, n = buffer.count
+        let file = layout.file, columnCount = layout.columnCount, fieldNames = layout.fieldNames
+        let timestampColumn = layout.timestampColumn, openColumn = layout.openColumn, highColumn = layout.highColumn
+        let lowColumn = layout.lowColumn, closeColumn = layout.closeColumn, volumeColumn = layout.volumeColumn
+        func columnName(_ cell: Int) -> String? { layout.columnName(cell) }
+        var pos = start
+        var lineNumber = firstLineNumber
         var series = OHLCVSeries(symbol: symbol)
-        // Rough row estimate from the header length keeps reallocation rare.
-        series.reserveCapacity(max(16, (n - pos) / max(24, (header.end - header.start))))
+        series.reserveCapacity(rowEstimate)
         var skipped: [SkippedRow] = []
         var lastTimestamp = Int64.min
         var lastLine = 0
@@ -275,8 +460,8 @@ public enum OHLCVReader {
             try ends.withUnsafeMutableBufferPointer { (endsBuffer) throws(CSVError) in
                 let s = startsBuffer.baseAddress!, e = endsBuffer.baseAddress!
 
-                while pos < n {
-                    let (lineStart, lineEnd) = CSVTokenizer.nextLine(b, count: n, position: &pos)
+                while pos < end {
+                    let (lineStart, lineEnd) = CSVTokenizer.nextLine(b, count: end, position: &pos)
                     lineNumber += 1
                     if CSVTokenizer.isBlank(b, from: lineStart, to: lineEnd) { continue }
                     let line = lineNumber
@@ -348,51 +533,8 @@ public enum OHLCVReader {
             }
         }
         block.flush(into: &series)
-        if lenient {
-            let kept = LongestIncreasingSubsequence.indices(series.timestamps)
-            if kept.count < series.count {
-                let t = series.timestamps
-                var next = 0  // position in `kept` of the first kept row after the current one
-                for index in 0..<t.count {
-                    if next < kept.count, kept[next] == index { next += 1; continue }
-                    let cell = candidateCells[index]
-                    let value = text(buffer, cell.start, cell.end)
-                    let error: CSVError
-                    // A dropped row clashes with its kept neighbour before or after it (else the kept set would
-                    // not be longest).
-                    if next > 0, t[kept[next - 1]] >= t[index] {
-                        let other = kept[next - 1]
-                        error = .nonIncreasingTimestamp(
-                            file: file, line: candidateLines[index], field: fieldNames[0], value: value,
-                            previousLine: candidateLines[other],
-                            previousValue: text(buffer, candidateCells[other].start, candidateCells[other].end),
-                            duplicate: t[other] == t[index])
-                    } else {
-                        let other = kept[next]
-                        error = .notBeforeLaterRow(
-                            file: file, line: candidateLines[index], field: fieldNames[0], value: value,
-                            laterLine: candidateLines[other],
-                            laterValue: text(buffer, candidateCells[other].start, candidateCells[other].end),
-                            duplicate: t[other] == t[index])
-                    }
-                    skipped.append(SkippedRow(line: candidateLines[index], error: error))
-                }
-                var filtered = OHLCVSeries(symbol: symbol)
-                filtered.reserveCapacity(kept.count)
-                for index in kept {
-                    filtered.timestamps.append(series.timestamps[index])
-                    filtered.open.append(series.open[index])
-                    filtered.high.append(series.high[index])
-                    filtered.low.append(series.low[index])
-                    filtered.close.append(series.close[index])
-                    filtered.volume.append(series.volume[index])
-                }
-                series = filtered
-                skipped.sort { $0.line < $1.line }
-            }
-        }
-        if series.isEmpty { throw .noRows(file: file, skipped: skipped.count) }
-        return ReadResult(series: series, skipped: skipped)
+        return ParsedRows(
+            series: series, skipped: skipped, candidateLines: candidateLines, candidateCells: candidateCells)
     }
 
     /// A fixed-size staging area for accepted bars (struct of arrays, like `OHLCVSeries`).

@@ -39,15 +39,87 @@ public struct SimpleMovingAverage: Sendable {
     }
 }
 
-/// Simple moving average over a series (TA-Lib `TA_SMA`), by running ``SimpleMovingAverage``.
+/// Simple moving average over a series (TA-Lib `TA_SMA`): ``SimpleMovingAverage``'s arithmetic over the
+/// contiguous array.
+///
+/// Bit-identical to running ``SimpleMovingAverage`` value by value (the same running sum, error bound and
+/// re-summation, in TA-Lib's order), with the window read from the input array itself (`x[t − n + 1]` leaves
+/// after bar `t`; an exact re-summation reads `x[t − n + 1 … t]`) and the divisions in a second pass over
+/// each block.
 ///
 /// - Returns: values valid from index `period − 1`.
 /// - Throws: `WindowOverflowError` naming the first bar whose window sum overflows.
 public func simpleMovingAverage(_ x: [Double], period: Int) throws(WindowOverflowError) -> IndicatorSeries {
-    try x.withUnsafeBufferPointer { input throws(WindowOverflowError) in
-        try collectSeries(count: input.count, lookback: period - 1, state: SimpleMovingAverage(period: period)) {
-            (state: inout SimpleMovingAverage, i: Int) throws(WindowOverflowError) in try state.update(input[i])
+    precondition(period >= 1, "SMA period must be at least 1")
+    var failure: WindowOverflowError?
+    let values = x.withUnsafeBufferPointer { input in
+        makeDoubleArray(count: input.count) { out in
+            do throws(WindowOverflowError) {
+                try simpleMovingAverageKernel(input, period: period, into: out)
+            } catch {
+                failure = error
+            }
         }
+    }
+    if let failure { throw failure }
+    return IndicatorSeries(values: values, firstValidIndex: period - 1)
+}
+
+/// The batch SMA: ``RollingSum/add(_:)``, ``RollingSum/checkedSum(_:)`` and ``RollingSum/evictOldest()`` on
+/// the array.
+func simpleMovingAverageKernel(
+    _ input: UnsafeBufferPointer<Double>, period n: Int, into out: UnsafeMutableBufferPointer<Double>
+) throws(WindowOverflowError) {
+    let count = input.count
+    guard count > 0 else { return }
+    let u = WindowArithmetic.unitRoundoff, tolerance = WindowArithmetic.checkTolerance
+    let x = input.baseAddress!, o = out.baseAddress!
+    let periodValue = Double(n)
+    var sum = 0.0, absoluteSum = 0.0, sumError = 0.0
+    for i in 0..<min(n - 1, count) {
+        let v = x[i]
+        sum += v
+        absoluteSum += abs(v)
+        sumError += u * (abs(sum) + absoluteSum)
+        o[i] = .nan
+    }
+    guard count >= n else { return }
+    @inline(never)
+    func recompute(_ i: Int, _ sum: inout Double, _ absoluteSum: inout Double, _ sumError: inout Double)
+        throws(WindowOverflowError)
+    {
+        let exact = WindowArithmetic.compensatedSum(UnsafeBufferPointer(start: x + (i - n + 1), count: n))
+        guard let exactSum = exact.sum else {
+            throw WindowOverflowError(statistic: "SMA(\(n))", barIndex: i, windowStart: i - n + 1, quantity: "window sum")
+        }
+        absoluteSum = exact.absoluteSum
+        let actual = abs(sum - exactSum)
+        if actual <= 0.5 * tolerance * absoluteSum {
+            sumError = actual * (1 + 2 * u) + exact.bound
+        } else {
+            sum = exactSum
+            sumError = exact.bound
+        }
+    }
+    // Pass 1 per block stores each window's checked sum; pass 2 divides the block.
+    let block = 1024
+    var start = n - 1
+    while start < count {
+        let end = min(count, start + block)
+        for i in start..<end {
+            let v = x[i]
+            sum += v
+            absoluteSum += abs(v)
+            sumError += u * (abs(sum) + absoluteSum)
+            if !(sumError <= tolerance * (absoluteSum - sumError)) { try recompute(i, &sum, &absoluteSum, &sumError) }
+            o[i] = sum
+            let old = x[i - n + 1]
+            sum -= old
+            absoluteSum -= abs(old)
+            sumError += u * (abs(sum) + absoluteSum)
+        }
+        for i in start..<end { o[i] = o[i] / periodValue }
+        start = end
     }
 }
 

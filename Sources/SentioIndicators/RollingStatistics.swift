@@ -137,15 +137,101 @@ public struct VolumeRatio: Sendable, Codable {
     }
 }
 
-/// Volume ratio over a series (pandas `v / v.rolling(n).mean()`), by running ``VolumeRatio``.
+/// Volume ratio over a series (pandas `v / v.rolling(n).mean()`): ``VolumeRatio``'s arithmetic over the
+/// contiguous array.
+///
+/// Bit-identical to running ``VolumeRatio`` bar by bar (the same running sum, error bound, re-summation
+/// and division, in the same order), but the window is the input array itself — the value leaving is
+/// `volume[t − n]`, an exact re-summation reads `volume[t − n + 1 … t]` — and the divisions run in a
+/// second, vectorizable pass over each block of running sums while it is in cache.
 ///
 /// - Returns: values valid from index `window − 1`; NaN where the whole window has zero volume.
 /// - Throws: `WindowOverflowError` naming the first bar whose window sum overflows.
 public func volumeRatio(_ volume: [Double], window: Int = 20) throws(WindowOverflowError) -> IndicatorSeries {
-    try volume.withUnsafeBufferPointer { input throws(WindowOverflowError) in
-        try collectSeries(count: input.count, lookback: window - 1, state: VolumeRatio(window: window)) {
-            (state: inout VolumeRatio, i: Int) throws(WindowOverflowError) in try state.update(input[i])
+    precondition(window >= 1, "volume-ratio window must be at least 1")
+    var failure: WindowOverflowError?
+    let values = volume.withUnsafeBufferPointer { input in
+        makeDoubleArray(count: input.count) { out in
+            do throws(WindowOverflowError) {
+                try volumeRatioKernel(input, window: window, into: out)
+            } catch {
+                failure = error
+            }
         }
+    }
+    if let failure { throw failure }
+    return IndicatorSeries(values: values, firstValidIndex: window - 1)
+}
+
+/// The batch volume ratio: ``RollingSum/replace(with:)`` and ``RollingSum/checkedSum(_:)`` on the array.
+func volumeRatioKernel(
+    _ input: UnsafeBufferPointer<Double>, window n: Int, into out: UnsafeMutableBufferPointer<Double>
+) throws(WindowOverflowError) {
+    let count = input.count
+    guard count > 0 else { return }
+    let u = WindowArithmetic.unitRoundoff, tolerance = WindowArithmetic.checkTolerance
+    let x = input.baseAddress!, o = out.baseAddress!
+    let windowValue = Double(n)
+    var sum = 0.0, absoluteSum = 0.0, sumError = 0.0, nonZero = 0
+    // Filling the window (no value leaves yet).
+    let filled = min(n, count)
+    for i in 0..<filled {
+        let v = x[i]
+        if v != 0 { nonZero += 1 }
+        sum += v
+        absoluteSum += abs(v)
+        sumError += u * (abs(sum) + absoluteSum)
+        o[i] = .nan
+    }
+    guard count >= n else { return }
+    /// The exact re-summation of the window ending at `i` (``RollingSum/recompute(_:)``).
+    @inline(never)
+    func recompute(_ i: Int, _ sum: inout Double, _ absoluteSum: inout Double, _ sumError: inout Double)
+        throws(WindowOverflowError)
+    {
+        let exact = WindowArithmetic.compensatedSum(UnsafeBufferPointer(start: x + (i - n + 1), count: n))
+        guard let exactSum = exact.sum else {
+            throw WindowOverflowError(
+                statistic: "volume ratio (window \(n))", barIndex: i, windowStart: i - n + 1, quantity: "window sum")
+        }
+        absoluteSum = exact.absoluteSum
+        let actual = abs(sum - exactSum)
+        if actual <= 0.5 * tolerance * absoluteSum {
+            sumError = actual * (1 + 2 * u) + exact.bound
+        } else {
+            sum = exactSum
+            sumError = exact.bound
+        }
+    }
+    // Bar n − 1: the first full window.
+    if nonZero > 0 {
+        if !(sumError <= tolerance * (absoluteSum - sumError)) { try recompute(n - 1, &sum, &absoluteSum, &sumError) }
+        o[n - 1] = sum
+    }
+    // Blocks: pass 1 keeps the running sum (one dependent add per value) and stores each window's checked
+    // sum, NaN for an all-zero window; pass 2 divides the block (independent divisions).
+    let block = 1024
+    var start = n
+    if nonZero > 0 { o[n - 1] = x[n - 1] / (o[n - 1] / windowValue) }
+    while start < count {
+        let end = min(count, start + block)
+        for i in start..<end {
+            let v = x[i], old = x[i - n]
+            nonZero += (v != 0 ? 1 : 0) - (old != 0 ? 1 : 0)
+            let delta = v - old
+            sum += delta
+            let absoluteDelta = abs(v) - abs(old)
+            absoluteSum += absoluteDelta
+            sumError += u * ((abs(delta) + abs(sum)) + (abs(absoluteDelta) + absoluteSum))
+            if nonZero > 0 {
+                if !(sumError <= tolerance * (absoluteSum - sumError)) { try recompute(i, &sum, &absoluteSum, &sumError) }
+                o[i] = sum
+            } else {
+                o[i] = .nan
+            }
+        }
+        for i in start..<end { o[i] = x[i] / (o[i] / windowValue) }
+        start = end
     }
 }
 

@@ -84,13 +84,13 @@ let benchmarks: @Sendable () -> Void = {
 
     bench("ATR(14) batch, 1M bars", prepare: { _ = minuteBars.count }) { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(averageTrueRange(minuteBars, period: 14).firstValidIndex)
+            blackHole(try averageTrueRange(minuteBars, period: 14).firstValidIndex)
         }
     }
 
     bench("Volume ratio(20) batch, 10M values", prepare: { _ = tenMillionCloses.count }) { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(volumeRatio(tenMillionCloses, window: 20).firstValidIndex)
+            blackHole(try volumeRatio(tenMillionCloses, window: 20).firstValidIndex)
         }
     }
 
@@ -126,6 +126,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    registerKernelBenchmarks()
     registerSignalBenchmarks()
     registerStreamingBenchmarks()
     registerXIRRBenchmarks()
