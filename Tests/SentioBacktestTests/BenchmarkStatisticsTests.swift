@@ -78,7 +78,7 @@ struct BenchmarkStatisticsTests {
                 compared += 1
             }
         }
-        #expect(compared > 1500)
+        #expect(compared > 1400)  // 1,564 full windows, 155 of them flat
     }
 
     @Test("benchmark statistics against a naive loop on random series with gaps", arguments: [UInt64(11), 12, 13, 14])
