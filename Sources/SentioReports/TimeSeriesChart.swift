@@ -195,7 +195,8 @@ public struct TimeSeriesChart: Sendable {
         }.map(\.element)
         if levels.contains(where: { $0.kind == .stop }) { legendEntries.append(("Stop level", .warning)) }
         if levels.contains(where: { $0.kind == .target }) { legendEntries.append(("Target level", .positive)) }
-        if let band = bands.first { legendEntries.append((band.label, .muted)) }
+        // A band only when some of it falls inside the plotted time range.
+        if let band = bands.first(where: { $0.end > t0 && $0.start < t1 }) { legendEntries.append((band.label, .muted)) }
         var legendX = plotRight
         w.open("g", ["class": "legend"])
         for entry in legendEntries.reversed() {

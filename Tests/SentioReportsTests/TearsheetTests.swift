@@ -92,6 +92,9 @@ struct TearsheetTests {
         #expect(band.attributes["data-end"] == "\(market.series.map { $0.timestamps[30] }.min()!)")
         #expect(equity.all("text").contains { $0.text == "Warm-up (30 bars)" })
         #expect(!result.trades.isEmpty && result.trades.allSatisfy { $0.entryTime > Int64(band.attributes["data-end"]!)! })
+        // The rolling Sharpe starts after the warm-up (first full window at bar 60): no band and no legend entry.
+        #expect(sharpe.all { $0.attributes["data-band"] != nil }.isEmpty)
+        #expect(!sharpe.all("text").contains { $0.text.hasPrefix("Warm-up") })
     }
 
     @Test("markers thinned by the lines' columns, hidden count stated; exit colours and legend match", arguments: [UInt64(5), 6])
