@@ -196,6 +196,17 @@ public struct BacktestCurrencySummary: Sendable, Equatable, Codable {
     }
 }
 
+/// Which benchmark a run's summary compares it with.
+public enum BacktestBenchmarkChoice: Sendable {
+    /// None: the summary's `benchmark` is `null`.
+    case none
+    /// One the user asked for (`--benchmark`): a benchmark that cannot be compared is an error.
+    case given(BenchmarkSeries)
+    /// The default (equal-weight buy-and-hold of the universe, `BenchmarkSeries.equalWeight`): one that cannot be
+    /// compared leaves `benchmark` `null` with a `benchmark-unavailable` warning saying why.
+    case standard(BenchmarkSeries)
+}
+
 /// Every output of one backtest, built once from the result: the summary (JSON and table), the trade log and
 /// equity curve (CSV), the portfolio (`GET /portfolio`) and the records saved in a store.
 public struct BacktestRunReport: Sendable {
@@ -203,6 +214,10 @@ public struct BacktestRunReport: Sendable {
     public var statistics: BacktestStatistics
     public var summary: BacktestSummary
     public var currency: BacktestCurrencyReport?
+    /// The run against its benchmark (`nil`: none asked for, or the default one could not be compared).
+    public var benchmark: BenchmarkStatistics?
+    /// Signs of a degenerate run, also in the summary's `warnings`.
+    public var warnings: [BacktestWarning]
 
     /// Closed trades listed in the portfolio file's `recentTrades`.
     public static let recentTradeLimit = 50
@@ -213,17 +228,34 @@ public struct BacktestRunReport: Sendable {
     ///   - source: where the bars came from.
     ///   - fxFile: the FX file of an investor-currency run.
     ///   - currency: the run in both currencies, for a DCA run in an investor currency.
-    /// - Throws: ``APIContractError`` for a run without steps or a non-finite statistic.
+    ///   - benchmark: the benchmark to compare with (see ``BacktestBenchmarkChoice``).
+    /// - Throws: ``APIContractError`` for a run without steps or a non-finite statistic; `BenchmarkError`
+    ///   (SentioBacktest) when a ``BacktestBenchmarkChoice/given(_:)`` benchmark cannot be compared.
     public init(
         result: BacktestResult, request: BacktestRequest, source: BacktestDataSource, fxFile: String? = nil,
-        currency: BacktestCurrencyReport? = nil
-    ) throws(APIContractError) {
+        currency: BacktestCurrencyReport? = nil, benchmark: BacktestBenchmarkChoice = .none
+    ) throws {
         self.result = result
         self.currency = currency
         statistics = BacktestStatistics(result)
+        var warnings = BacktestWarning.of(result, statistics: statistics)
+        switch benchmark {
+        case .none: self.benchmark = nil
+        case .given(let series): self.benchmark = try BenchmarkStatistics(result, benchmark: series)
+        case .standard(let series):
+            do {
+                self.benchmark = try BenchmarkStatistics(result, benchmark: series)
+            } catch {
+                self.benchmark = nil
+                warnings.append(BacktestWarning.benchmarkUnavailable(error))
+            }
+        }
+        self.warnings = warnings
         let config = BacktestRunConfig(
             request: request, configuration: result.configuration, symbols: result.symbols, source: source, fxFile: fxFile)
-        summary = try BacktestSummary(result: result, statistics: statistics, config: config, currency: currency?.summary)
+        summary = try BacktestSummary(
+            result: result, statistics: statistics, config: config, currency: currency?.summary, benchmark: self.benchmark,
+            warnings: warnings)
     }
 
     /// The summary as JSON (``APIJSON``): the bytes `sentio backtest --format json` prints and a saved run keeps.

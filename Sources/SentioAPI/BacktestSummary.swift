@@ -21,6 +21,10 @@ import SentioSignals
 ///   or zero spread.
 ///
 /// `currency` is `null` unless the run was in an investor currency (see ``BacktestCurrencySummary``).
+/// `benchmark` compares the run with a benchmark on the bars both have (``BacktestBenchmarkSummary``); it is
+/// `null` when none was asked for, or when the default benchmark (equal-weight buy-and-hold of the universe)
+/// cannot be compared, and then `warnings` holds a `benchmark-unavailable` entry with the reason. `warnings`
+/// lists signs of a degenerate run (``BacktestSummaryWarning``; `[]` when none).
 /// A non-finite value anywhere is an error (``APIContractError`` when building, ``APIEncodingError`` when
 /// encoding), never `null`.
 public struct BacktestSummary: Sendable, Equatable, Codable {
@@ -70,8 +74,70 @@ public struct BacktestSummary: Sendable, Equatable, Codable {
     public var rejectionsByReason: RejectionCounts
     public var openPositions: [BacktestOpenPosition]
     public var currency: BacktestCurrencySummary?
+    public var benchmark: BacktestBenchmarkSummary?
+    public var warnings: [BacktestSummaryWarning]
     public var config: BacktestRunConfig
     public var conventions: BacktestConventions
+}
+
+/// The run against a benchmark (the `benchmark` object of ``BacktestSummary``), on the timestamps both series
+/// have (SentioBacktest's `BenchmarkStatistics`; conventions as quantstats 0.0.86):
+/// - `beta = cov(r, b) / var(b)`, sample moments (ddof 1) of the strategy's returns `r` (time-weighted, deposits
+///   excluded, compounded between common bars) and the benchmark's `b`;
+/// - `alpha = (mean(r) − beta · mean(b)) · periodsPerYear`, annualized, a **fraction** (0.05 = 5 % a year), as
+///   quantstats' `greeks`;
+/// - `correlation`: Pearson's, `null` when the strategy's returns do not vary (no position held);
+/// - `informationRatio = mean(r − b) / std(r − b)` per period, **not** annualized, as quantstats'
+///   `information_ratio`; `null` when `r − b` does not vary (quantstats returns 0 there);
+/// - `trackingErrorPercent = std(r − b) · √periodsPerYear · 100`, a **percent** a year;
+/// - `totalReturnPercent`, `cagrPercent`: the benchmark's own over the common bars, percents (CAGR as the run's:
+///   `growth^(periodsPerYear / returns) − 1`).
+/// `periodsPerYear` is inferred from the spacing of the common bars (`periodsPerYearSource` says how);
+/// `commonBars` counts them, `start`/`end` are the first and last.
+public struct BacktestBenchmarkSummary: Sendable, Equatable, Codable {
+    /// The benchmark's symbol, its file's symbol, or `equal-weight buy-and-hold`.
+    public var symbol: String
+    public var totalReturnPercent: Double
+    public var cagrPercent: Double
+    public var alpha: Double
+    public var beta: Double
+    public var correlation: Double?
+    public var informationRatio: Double?
+    public var trackingErrorPercent: Double
+    public var commonBars: Int
+    public var start: APITimestamp
+    public var end: APITimestamp
+    public var periodsPerYear: Double
+    public var periodsPerYearSource: String
+
+    public init(_ s: BenchmarkStatistics) {
+        symbol = s.symbol
+        totalReturnPercent = s.totalReturnPercent
+        cagrPercent = s.cagrPercent
+        alpha = s.alpha
+        beta = s.beta
+        correlation = s.correlation
+        informationRatio = s.informationRatio
+        trackingErrorPercent = s.trackingErrorPercent
+        commonBars = s.commonBars
+        start = APITimestamp(epochSeconds: s.firstCommonTime)
+        end = APITimestamp(epochSeconds: s.lastCommonTime)
+        periodsPerYear = s.periodsPerYear
+        periodsPerYearSource = s.periodsPerYearSource
+    }
+}
+
+/// A sign of a degenerate run (an entry of `warnings` in ``BacktestSummary``): `code` is stable
+/// (`commissions-high`: commissions above 10 % of the money put in; `rejections-exceed-fills`;
+/// `benchmark-unavailable`: the default benchmark could not be compared), `message` states the figures.
+public struct BacktestSummaryWarning: Sendable, Equatable, Codable {
+    public var code: String
+    public var message: String
+
+    public init(_ w: BacktestWarning) {
+        code = w.code
+        message = w.message
+    }
 }
 
 /// A position still held at the end of a backtest, marked to market (not a closed trade).
@@ -260,10 +326,12 @@ extension BacktestSummary {
     ///   - statistics: `result`'s statistics (with the money-weighted return: see ``BacktestMoneyWeightedReturn``).
     ///   - config: the run's configuration object.
     ///   - currency: the investor-currency view, for a DCA run in another currency.
+    ///   - benchmark: the run against its benchmark, if any.
+    ///   - warnings: signs of a degenerate run (SentioBacktest's `BacktestWarning`).
     /// - Throws: ``APIContractError`` for a run without steps or a non-finite figure (naming the field).
     public init(
         result: BacktestResult, statistics: BacktestStatistics, config: BacktestRunConfig,
-        currency: BacktestCurrencySummary? = nil
+        currency: BacktestCurrencySummary? = nil, benchmark: BenchmarkStatistics? = nil, warnings: [BacktestWarning] = []
     ) throws(APIContractError) {
         guard let first = result.timestamps.first, let last = result.timestamps.last else {
             throw APIContractError(subject: "backtest", field: "start", message: "the backtest has no steps")
@@ -286,7 +354,9 @@ extension BacktestSummary {
             averageHoldingDays: s.averageHoldingDays, exposurePercent: s.exposurePercent,
             commissionsPaid: s.commissionsPaid, sqn: s.sqn, orderCount: s.orderCount,
             rejectedOrderCount: s.rejectedOrderCount, rejectionsByReason: RejectionCounts(rejections),
-            openPositions: result.openPositions.map(BacktestOpenPosition.init), currency: currency, config: config,
+            openPositions: result.openPositions.map(BacktestOpenPosition.init), currency: currency,
+            benchmark: benchmark.map(BacktestBenchmarkSummary.init), warnings: warnings.map(BacktestSummaryWarning.init),
+            config: config,
             conventions: BacktestConventions(s.conventions, fill: result.configuration.fill))
         try checkFinite()
     }
@@ -309,6 +379,13 @@ extension BacktestSummary {
             ("averageHoldingBars", averageHoldingBars), ("averageHoldingDays", averageHoldingDays), ("sqn", sqn),
         ]
         for (field, value) in optional { if let value { out.append((field, value)) } }
+        if let b = benchmark {
+            out += [("benchmark.totalReturnPercent", b.totalReturnPercent), ("benchmark.cagrPercent", b.cagrPercent),
+                    ("benchmark.alpha", b.alpha), ("benchmark.beta", b.beta),
+                    ("benchmark.trackingErrorPercent", b.trackingErrorPercent)]
+            if let c = b.correlation { out.append(("benchmark.correlation", c)) }
+            if let i = b.informationRatio { out.append(("benchmark.informationRatio", i)) }
+        }
         for (i, p) in openPositions.enumerated() {
             out += [("openPositions[\(i)].entryPrice", p.entryPrice), ("openPositions[\(i)].currentPrice", p.currentPrice),
                     ("openPositions[\(i)].shares", p.shares), ("openPositions[\(i)].marketValue", p.marketValue),

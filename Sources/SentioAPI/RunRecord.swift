@@ -77,18 +77,19 @@ public struct RunList: Sendable, Equatable, Codable {
         self.runs = records
     }
 
-    /// The list for a terminal: id, created, strategy, symbols, period, final equity and the headline statistics
-    /// (`-` where a run lacks one); `no runs in PATH` for an empty store.
+    /// The list for a terminal: id, label (`-` without one; shortened to ``RunCell/labelLimit`` characters),
+    /// created, strategy, symbols, period, final equity and the headline statistics (`-` where a run lacks one);
+    /// `no runs in PATH` for an empty store.
     public func table(storePath: String) -> String {
         if runs.isEmpty { return "no runs in \(storePath)" }
-        var rows = [["id", "created", "strategy", "symbols", "period", "final equity"] + RunRecord.headline.map(\.label)]
+        var rows = [["id", "label", "created", "strategy", "symbols", "period", "final equity"] + RunRecord.headline.map(\.label)]
         for run in runs {
             rows.append(
-                ["\(run.id)", run.created.description, run.strategy, run.abbreviatedSymbols, run.period,
-                 run.finalEquity.map { TextTable.fixed($0, 2) } ?? "-"]
+                ["\(run.id)", RunCell.shortened(run.label ?? "-", RunCell.labelLimit), run.created.description, run.strategy,
+                 run.abbreviatedSymbols, run.period, run.finalEquity.map { TextTable.fixed($0, 2) } ?? "-"]
                     + RunRecord.headline.map { RunCell.text(run.statistics[$0.key]) })
         }
-        return TextTable.render(rows, rightAligned: Set(4..<rows[0].count))
+        return TextTable.render(rows, rightAligned: Set(6..<rows[0].count))
     }
 }
 
@@ -248,28 +249,102 @@ public struct RunComparison: Sendable, Equatable, Codable {
         configDifferences = .object(configKeys.map { key in .init(key, .array(configs.map { $0[key] ?? .null })) })
     }
 
-    /// The comparison for a terminal: one column per run; header rows, the statistics, then the configuration
-    /// keys that differ.
+    /// Statistics the comparison table shows, in order: (key of ``BacktestSummary``, possibly nested with `.`,
+    /// row label). The JSON form has every statistic.
+    public static let tableStatistics: [(key: String, label: String)] = [
+        ("totalReturnPercent", "total return %"), ("cagrPercent", "CAGR %"),
+        ("annualizedVolatilityPercent", "volatility %"), ("sharpeRatio", "Sharpe"), ("sortinoRatio", "Sortino"),
+        ("calmarRatio", "Calmar"), ("maxDrawdownPercent", "max drawdown %"), ("maxDrawdownDurationDays", "max DD days"),
+        ("tradeCount", "closed trades"), ("winRatePercent", "win rate %"), ("profitFactor", "profit factor"),
+        ("averageTradePercent", "avg trade %"), ("exposurePercent", "exposure %"), ("commissionsPaid", "commissions"),
+        ("rejectedOrderCount", "rejected orders"), ("benchmark.symbol", "benchmark"), ("benchmark.alpha", "alpha"),
+        ("benchmark.beta", "beta"), ("benchmark.informationRatio", "information ratio"),
+    ]
+
+    /// The comparison for a terminal: one column per run with the header rows (label, strategy, symbols, period,
+    /// final equity), the statistics of ``tableStatistics`` (rounded; `-` where a run lacks one) and the
+    /// configuration values that differ; every cell at most ``RunCell/comparisonLimit`` characters. Ends with a
+    /// line pointing to `--format json` for the rest.
     public func table() -> String {
+        let limit = RunCell.comparisonLimit
+        func cell(_ value: APIJSONValue?) -> String { RunCell.shortened(RunCell.text(value), limit) }
         var rows = [[""] + runs.map { "run \($0.id)" }]
+        rows.append(["label"] + runs.map { RunCell.shortened($0.label ?? "-", limit) })
         rows.append(["strategy"] + runs.map(\.strategy))
-        rows.append(["symbols"] + runs.map(\.abbreviatedSymbols))
+        rows.append(["symbols"] + runs.map { RunCell.shortened($0.abbreviatedSymbols, limit) })
         rows.append(["period"] + runs.map(\.period))
-        rows.append(["input fingerprint"] + runs.map(\.inputFingerprint))
         rows.append(["final equity"] + runs.map { $0.finalEquity.map { TextTable.fixed($0, 2) } ?? "-" })
-        for field in statistics.fields {
-            guard case .array(let values) = field.value else { continue }
-            rows.append([field.key] + values.map(RunCell.text))
+        for (key, label) in Self.tableStatistics {
+            let values = runs.map { $0.statistics.value(at: key) }
+            if values.allSatisfy({ $0 == nil || $0 == .null }) { continue }
+            rows.append([label] + values.map { RunCell.rounded($0, limit) })
         }
         if !configDifferences.fields.isEmpty {
             rows.append([""] + runs.map { _ in "" })
             rows.append(["config (differences)"] + runs.map { _ in "" })
             for field in configDifferences.fields {
                 guard case .array(let values) = field.value else { continue }
-                rows.append(["  " + field.key] + values.map(RunCell.text))
+                rows.append(["  " + field.key] + values.map(cell))
             }
         }
+        let keys = statistics.fields.count
         return TextTable.render(rows, rightAligned: Set(1..<rows[0].count))
+            + "\n\n\(keys) statistics per run in all; `--format json` lists every one and the whole configuration."
+    }
+}
+
+/// A signal saved in a store's signal history (`sentio signals --save`), as `sentio runs show --signals`
+/// prints it. `price`, `confidence`, `stopLoss`, `takeProfit` and `details` are `null` when not saved.
+public struct RunSignal: Sendable, Equatable, Codable {
+    public var model: String
+    public var symbol: String
+    public var timestamp: APITimestamp
+    public var signal: String
+    public var price: Double?
+    public var confidence: Double?
+    public var stopLoss: Double?
+    public var takeProfit: Double?
+    public var details: APIJSONValue?
+
+    /// - Throws: ``APIJSONParseError`` when the saved details are not JSON.
+    public init(_ s: StoredSignal) throws(APIJSONParseError) {
+        model = s.model
+        symbol = s.symbol
+        timestamp = APITimestamp(epochSeconds: s.timestamp)
+        signal = s.signal
+        price = s.price
+        confidence = s.confidence
+        stopLoss = s.stopLoss
+        takeProfit = s.takeProfit
+        details = try s.detailsJSON.map { text throws(APIJSONParseError) in try APIJSONValue.parse(text) }
+    }
+}
+
+/// `sentio runs show --signals --format json`: `{"signals": [RunSignal]}` ordered by model, symbol and time.
+public struct RunSignalList: Sendable, Equatable, Codable {
+    public var signals: [RunSignal]
+
+    /// - Throws: ``APIJSONParseError`` when saved details are not JSON.
+    public init(_ stored: [StoredSignal]) throws(APIJSONParseError) {
+        var signals: [RunSignal] = []
+        for s in stored { signals.append(try RunSignal(s)) }
+        self.signals = signals
+    }
+
+    /// The signals for a terminal: a count per model and symbol, then one row per signal (model, symbol, time,
+    /// signal, price, confidence, stop loss, take profit; `-` where not saved); `no saved signals in PATH` when
+    /// there are none.
+    public func table(storePath: String) -> String {
+        if signals.isEmpty { return "no saved signals in \(storePath)" }
+        var rows = [["model", "symbol", "time", "signal", "price", "confidence", "stop loss", "take profit"]]
+        for s in signals {
+            rows.append([s.model, s.symbol, s.timestamp.description, s.signal,
+                         s.price.map { TextTable.fixed($0, 4) } ?? "-", s.confidence.map { TextTable.fixed($0, 3) } ?? "-",
+                         s.stopLoss.map { TextTable.fixed($0, 4) } ?? "-", s.takeProfit.map { TextTable.fixed($0, 4) } ?? "-"])
+        }
+        let symbols = Set(signals.map { "\($0.model)|\($0.symbol)" }).count
+        return "\(signals.count) saved signal(s) for \(symbols) model/symbol pair(s) in \(storePath)\n\n"
+            + TextTable.render(rows, rightAligned: [4, 5, 6, 7])
     }
 }
 
@@ -277,6 +352,21 @@ public struct RunComparison: Sendable, Equatable, Codable {
 enum RunCell {
     /// Longest compact JSON shown for an array or object; longer ones are summarized (`[12 items]`, `{14 keys}`).
     static let compactLimit = 60
+    /// Longest label in `runs list`.
+    static let labelLimit = 24
+    /// Longest cell in `runs compare`'s table.
+    static let comparisonLimit = 28
+
+    /// `text` cut to `limit` characters, the last one `…` when cut.
+    static func shortened(_ text: String, _ limit: Int) -> String {
+        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+    }
+
+    /// Numbers with 2 decimals (integers as they are), other values as ``text(_:)``, cut to `limit`.
+    static func rounded(_ value: APIJSONValue?, _ limit: Int) -> String {
+        if case .number(let x) = value, x != x.rounded() || abs(x) >= 1e15 { return TextTable.fixed(x, 2) }
+        return shortened(text(value), limit)
+    }
 
     /// `-` when absent or `null`; strings as they are; integral numbers without decimals, others with 4;
     /// arrays and objects as compact JSON up to ``compactLimit`` characters, else their size.
@@ -308,5 +398,14 @@ enum RunCell {
         case .object(let fields):
             return "{" + fields.map { JSONText.quoted($0.key) + ":" + compact($0.value) }.joined(separator: ",") + "}"
         }
+    }
+}
+
+extension APIJSONValue {
+    /// The value at a dotted path of object keys (`benchmark.alpha`), `nil` when a step is missing.
+    func value(at path: String) -> APIJSONValue? {
+        var current: APIJSONValue? = self
+        for key in path.split(separator: ".") { current = current?[String(key)] }
+        return current
     }
 }

@@ -31,6 +31,15 @@ public enum TextTable {
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
     }
 
+    /// A duration given in days, in the unit that reads: days from one day up, else hours from one hour up, else
+    /// minutes (so minute bars' holding periods read `3.2 minutes`, not `0.0 days`); `n/a` when absent.
+    public static func duration(days: Double?) -> String {
+        guard let days, days.isFinite else { return "n/a" }
+        if days >= 1 { return fixed(days, 1, " days") }
+        if days * 24 >= 1 { return fixed(days * 24, 1, " hours") }
+        return fixed(days * 1440, 1, " minutes")
+    }
+
     /// `x` with `digits` decimals and `suffix`, or `n/a` when absent.
     public static func fixed(_ x: Double?, _ digits: Int = 2, _ suffix: String = "") -> String {
         guard let x, x.isFinite else { return "n/a" }
@@ -65,12 +74,21 @@ extension BacktestSummary {
         rows.append(("Win rate", f(winRatePercent, 2, " %")))
         rows.append(("Profit factor", f(profitFactor, 3, "")))
         rows.append(("Avg / best / worst trade", "\(f(averageTradePercent, 2, " %")) / \(f(bestTradePercent, 2, " %")) / \(f(worstTradePercent, 2, " %"))"))
-        rows.append(("Avg holding period", "\(f(averageHoldingBars, 1, "")) bars (\(f(averageHoldingDays, 1, "")) days)"))
+        rows.append(("Avg holding period", averageHoldingBars == nil
+            ? "n/a" : "\(f(averageHoldingBars, 1, "")) bars (\(TextTable.duration(days: averageHoldingDays)))"))
         rows.append(("Exposure", f(exposurePercent, 2, " %")))
         rows.append(("Commissions paid", f(commissionsPaid, 2, "")))
         rows.append(("SQN", f(sqn, 3, "")))
         let detail = rejectionsByReason.counts.map { "\($0.count) \($0.reason)" }.joined(separator: ", ")
         rows.append(("Orders", "\(orderCount) (\(rejectedOrderCount) rejected\(detail.isEmpty ? "" : ": " + detail))"))
+        if let b = benchmark {
+            rows.append(("Benchmark", "\(b.symbol), \(b.commonBars) common bars, \(b.start) .. \(b.end)"))
+            rows.append(("Benchmark return / CAGR", "\(f(b.totalReturnPercent, 2, " %")) / \(f(b.cagrPercent, 2, " %"))"))
+            rows.append(("Alpha (annualized)", f(b.alpha * 100, 2, " %")))
+            rows.append(("Beta / correlation", "\(f(b.beta, 3, "")) / \(f(b.correlation, 3, ""))"))
+            rows.append(("Information ratio", f(b.informationRatio, 3, " (per period)")))
+            rows.append(("Tracking error", f(b.trackingErrorPercent, 2, " % a year")))
+        }
         var out = TextTable.labelled(rows) + "\n"
         let ppy = conventions.periodsPerYear
         let periods = ppy == ppy.rounded() && abs(ppy) < 1e15 ? String(Int64(ppy)) : "\(ppy)"

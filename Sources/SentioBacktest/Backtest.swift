@@ -23,8 +23,8 @@ import SentioCore
 /// it, and a live session (SentioLive, through ``SteppedSimulation``) calls the same function as bars arrive.
 public struct Backtest: Sendable {
     public var configuration: BacktestConfiguration
-    /// Called every 4,096 timeline steps and at the end with (completed steps, total steps), for progress
-    /// display. It must be cheap; it is never called from more than one thread.
+    /// Called once with (0, total steps) when the simulation starts (after the strategy's `prepare`), then every
+    /// 4,096 timeline steps and at the end with (completed steps, total steps), for progress display. It must be cheap; it is never called from more than one thread.
     public var progress: (@Sendable (_ completedSteps: Int, _ totalSteps: Int) -> Void)?
 
     public init(_ configuration: BacktestConfiguration = BacktestConfiguration(),
@@ -52,6 +52,7 @@ public struct Backtest: Sendable {
         try strategy.prepare(market: market)
         var replay = MarketReplay(configuration: configuration, market: market)
         replay.progress = progress
+        progress?(0, market.timeline.count)
         // Built-in strategies run a loop specialized for their concrete type (direct, inlinable `decide`
         // calls): a generic called from another module would otherwise dispatch through the witness table.
         let done = Self.asConcrete(RSIStrategy.self, &strategy) { replay.simulate(&$0) }

@@ -36,4 +36,30 @@ extension BacktestCommand {
         try range.requireBars(in: filtered, source: try dataPaths().joined(separator: ", "))
         return filtered
     }
+
+    /// `--benchmark`: an existing file is read as OHLCV CSV (symbol from its name); otherwise a symbol of the run's
+    /// own data, else of the store (`--db`, else the default store), within `--from`/`--to`. `nil` without the
+    /// option (the default benchmark is built from the universe).
+    func loadBenchmark(universe: Market) throws -> BenchmarkSeries? {
+        guard let benchmark else { return nil }
+        let range = resolvedRange
+        if FileManager.default.fileExists(atPath: benchmark) {
+            let series = range.apply(to: try OHLCVReader.read(path: benchmark))
+            if series.count == 0 { throw UsageError("--benchmark \(benchmark): no bars within --from/--to") }
+            return BenchmarkSeries(series)
+        }
+        if let own = universe.series.first(where: { $0.symbol.caseInsensitiveCompare(benchmark) == .orderedSame }) {
+            return BenchmarkSeries(own)
+        }
+        if store.database != nil || FileManager.default.fileExists(atPath: store.path) {
+            let database = try store.open(mode: .readOnly)
+            do {
+                let stored = try loadStoredSeries(from: database, symbols: [benchmark], range: range)
+                if let first = stored.first { return BenchmarkSeries(first) }
+            } catch let error as UserInputError {
+                throw UsageError("--benchmark \(benchmark): not a file, not a symbol of the data, and not found in the store \(database.path) (\(error.description))")
+            }
+        }
+        throw UsageError("--benchmark \(benchmark): not a file, not a symbol of the data, and no store to look it up in (give --db FILE)")
+    }
 }

@@ -26,6 +26,14 @@ struct BacktestCommand: ParsableCommand {
             Sizing default: all-in for one symbol, equal-weight over all symbols for several.
             Statistics: simple per-bar returns net of deposits, risk-free 0, ddof 1, periods per year 252 for \
             daily bars or inferred from the bar spacing (stated in the output).
+            Benchmark: alpha, beta, correlation, information ratio and tracking error against --benchmark, or by \
+            default against the equal-weight buy-and-hold of the universe, on the bars both have (conventions as \
+            quantstats: beta = cov(r,b)/var(b), alpha = (mean(r) - beta mean(b)) x periods, information ratio = \
+            mean(r-b)/std(r-b) per period).
+            Warnings on standard error (and in the JSON summary's warnings) for degenerate runs: commissions above \
+            10% of the money put in, more rejected orders than filled ones, a default benchmark that cannot be compared.
+            Progress: on a terminal, standard error shows the job's phases (reading, indicators and signals, \
+            simulation, writing); nothing is shown when standard error is not a terminal.
             Exit codes: 0 success; 2 bad input or options; 1 internal error.
             """
     )
@@ -63,6 +71,9 @@ struct BacktestCommand: ParsableCommand {
         valueName: "PATH.html"))
     var reportPath: String?
 
+    @Option(help: ArgumentHelp("Benchmark for alpha, beta, correlation, information ratio and tracking error: an OHLCV CSV file, or a symbol of the data or of the store (--db, else the default store) (default: equal-weight buy-and-hold of the universe).", valueName: "FILE|SYMBOL"))
+    var benchmark: String?
+
     @Flag(help: "Save the run (configuration, statistics, trades, equity curve) in the store given by --db; list it with `sentio runs`.")
     var save = false
 
@@ -92,14 +103,21 @@ struct BacktestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let started = ContinuousClock.now
+        let progress = TerminalProgress("backtest", phases: ["reading", "indicators and signals", "simulation", "writing"])
+        defer { progress.finish() }
+        progress.begin("reading")
         let assetMarket = try loadMarket()
         // --currency: the same simulator on prices translated into the investor's currency (InvestorCurrencyMarket).
         let translated = try translatedMarket(assetMarket)
         let market = try translated.map { try Market($0.series) } ?? assetMarket
+        let benchmarkSeries = try loadBenchmark(universe: assetMarket)
         let request = try self.request
-        let progressBar = BacktestProgressBar(started: started)
-        let backtest = Backtest(request.configuration(symbolCount: market.series.count), progress: { done, total in progressBar.update(done, total) })
+        progress.begin("indicators and signals")
+        let simulationStarted = SimulationStartFlag()
+        let backtest = Backtest(request.configuration(symbolCount: market.series.count)) { done, total in
+            if simulationStarted.set() { progress.begin("simulation", unit: "bars") }
+            progress.update(done, of: total)
+        }
         var buyLevels = RecordedBuyLevels()
         // With --report, record each buy decision's stop/target (the simulator keeps them only while open).
         func simulate<S: Strategy>(_ strategy: S) throws -> BacktestResult {
@@ -109,22 +127,35 @@ struct BacktestCommand: ParsableCommand {
             return try backtest.run(&recorder, on: market)
         }
         let result = try simulate(try request.makeStrategy())
-        progressBar.finish()
+        progress.begin("writing", unit: "outputs")
         let currencyReport = try translated.map { translated in
             try BacktestCurrencyReport(translated: translated, result: result, request: request, investorCurrency: currency!, fxFile: fx!)
         }
-        let report = try BacktestRunReport(result: result, request: request, source: dataSource, fxFile: fx, currency: currencyReport)
+        let benchmarkChoice: BacktestBenchmarkChoice = benchmarkSeries.map { .given($0) }
+            ?? .standard(BenchmarkSeries.equalWeight(market.series, timeline: result.timestamps))
+        let report = try BacktestRunReport(
+            result: result, request: request, source: dataSource, fxFile: fx, currency: currencyReport, benchmark: benchmarkChoice)
         // All outputs or none: each file is written to a temporary file first; the run is saved (one store
         // transaction); only then are the files renamed into place. Any failure leaves every old file as it was.
         let outputs = OutputTransaction()
-        if let path = trades { try outputs.stage(path, text: report.tradeLogCSV()) }
-        if let path = equity { try outputs.stage(path, text: report.equityCurveCSV()) }
-        if let path = reportPath {
-            let content = BacktestReportContent(result: result, statistics: report.statistics, market: market, buyLevels: buyLevels)
-            try outputs.stage(path, text: BacktestReportRenderer().render(content))
+        let outputCount = [trades, equity, reportPath, portfolio, events].compactMap { $0 }.count
+        var staged = 0
+        func stage(_ path: String, _ text: @autoclosure () throws -> String) throws {
+            try outputs.stage(path, text: text())
+            staged += 1
+            progress.update(staged, of: outputCount)
         }
-        if let path = portfolio { try outputs.stage(path, text: report.portfolioJSON()) }
-        if let path = events, let currencyReport { try outputs.stage(path, text: currencyReport.eventsNDJSON()) }
+        if let path = trades { try stage(path, report.tradeLogCSV()) }
+        if let path = equity { try stage(path, report.equityCurveCSV()) }
+        if let path = reportPath {
+            let content = BacktestReportContent(
+                result: result, statistics: report.statistics, market: market, buyLevels: buyLevels,
+                benchmark: benchmarkSeries, benchmarkStatistics: report.benchmark, warnings: report.warnings,
+                warmUpBars: try warmUpBars)
+            try stage(path, BacktestReportRenderer().render(content))
+        }
+        if let path = portfolio { try stage(path, report.portfolioJSON()) }
+        if let path = events, let currencyReport { try stage(path, currencyReport.eventsNDJSON()) }
         OutputTransaction.reachedStagedPoint()
         var saved: String?
         if save {
@@ -134,7 +165,9 @@ struct BacktestCommand: ParsableCommand {
             saved = "saved run \(id) to \(database.path)"
         }
         try outputs.commit()
+        progress.finish()
         if let saved { printError(saved) }
+        for warning in report.warnings { printError("warning: \(warning.message)") }
         print(format == .json ? try report.summaryJSON() : report.summary.table(), terminator: "")
     }
 
@@ -165,34 +198,31 @@ struct BacktestCommand: ParsableCommand {
         return try Market(try filteredByRange(series))
     }
 
+    /// Bars each symbol needs before the strategy can decide, for the report's warm-up band: the RSI period, the
+    /// signal model's first signal index, none for buy-and-hold and DCA.
+    var warmUpBars: Int {
+        get throws {
+            let request = try self.request
+            switch request.strategy {
+            case .rsi: return request.resolvedRSI.period
+            case .sentio: return request.resolvedSignalModel.firstSignalIndex
+            case .buyAndHold, .dca: return 0
+            }
+        }
+    }
+
     // For `sentio bench`, which times the same configuration and reading (its file is not this one's to change).
     func makeConfiguration(symbolCount: Int) throws -> BacktestConfiguration { try request.configuration(symbolCount: symbolCount) }
     static func readConcurrently(_ files: [String]) throws -> [OHLCVSeries] { try OHLCVReader.readConcurrently(files) }
 }
 
-/// A progress bar on standard error, shown only when it is a terminal and the run has lasted a second.
-final class BacktestProgressBar: @unchecked Sendable {
-    // Unchecked: the simulator calls `update` from the thread running it, one call at a time.
-    private let started: ContinuousClock.Instant
-    private let enabled = isatty(STDERR_FILENO) != 0
-    private var shown = false
-    private var lastPercent = -1
-
-    init(started: ContinuousClock.Instant) { self.started = started }
-
-    func update(_ done: Int, _ total: Int) {
-        guard enabled, total > 0 else { return }
-        if !shown && ContinuousClock.now - started < .seconds(1) { return }
-        let percent = done * 100 / total
-        guard percent != lastPercent else { return }
-        lastPercent = percent
-        shown = true
-        let width = 40, filled = percent * width / 100
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        FileHandle.standardError.write(Data("\rbacktest [\(bar)] \(percent)%".utf8))
-    }
-
-    func finish() {
-        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+/// Set once, by the first simulator callback: that callback starts the simulation phase.
+final class SimulationStartFlag: @unchecked Sendable {
+    // Unchecked: the simulator calls from the one thread running it.
+    private var started = false
+    /// True the first time only.
+    func set() -> Bool {
+        defer { started = true }
+        return !started
     }
 }

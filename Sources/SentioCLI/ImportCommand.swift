@@ -35,16 +35,28 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
+        // On a terminal: the phases and the files done (standard error; nothing when it is not a terminal).
+        let progress = TerminalProgress("import", phases: ["reading metadata", "reading and writing"])
+        defer { progress.finish() }
+        progress.begin("reading metadata")
         let files = try OHLCVReader.expand(paths: paths)
         let names = try metadata.map(InstrumentMetadataFile.read)
         let database = try store.open(mode: .createIfMissing)
         if let names { try database.setInstrumentNames(names, overwrite: true) }
         let builtIn = InstrumentNames.shippedNames
         let result: StoreImportResult
+        progress.begin("reading and writing", unit: "files")
+        progress.update(0, of: files.count)
+        var imported = 0
         do {
             result = try StoreImport.run(
                 files: files, into: database, readOptions: lenient.readOptions, replace: replace, defaultNames: builtIn,
-                progress: { print($0.description) })
+                progress: { report in
+                    progress.clearLine()
+                    FileHandle.standardOutput.write(Data((report.description + "\n").utf8))
+                    imported += 1
+                    progress.update(imported, of: files.count)
+                })
         } catch {
             // The skipped rows of the files read so far are still reported (and --rejects written).
             if lenient.enabled { try lenient.report(error.completed.skipped) }
@@ -54,6 +66,7 @@ struct ImportCommand: ParsableCommand {
             }
             throw error.underlying
         }
+        progress.finish()
         if lenient.enabled { try lenient.report(result.skipped) }
         print(result.summary(databasePath: database.path, replace: replace))
     }

@@ -15,7 +15,8 @@ struct RunsCommand: ParsableCommand {
         commandName: "runs",
         abstract: "List, show and compare backtest runs saved in a Sentio store.",
         discussion: """
-            Runs are saved by `sentio backtest --save --db FILE`. Statistics come from each run's saved statistics \
+            Runs are saved by `sentio backtest --save --db FILE`; signals by `sentio signals --save` (read them back \
+            with `sentio runs show --signals`). Statistics come from each run's saved statistics \
             (the summary `sentio backtest --format json` printed, kept byte for byte); a statistic a run lacks shows as '-'.
             """,
         subcommands: [List.self, Show.self, Compare.self],
@@ -40,24 +41,38 @@ struct RunsCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show one run in full: configuration, statistics, trades and an equity summary (json: the whole curve).")
-        @Argument(help: "Run id (see `sentio runs list`).")
-        var id: Int64
+            abstract: "Show one run in full: configuration, statistics, trades and an equity summary (json: the whole curve); with --signals, the saved signals.")
+        @Argument(help: "Run id (see `sentio runs list`); leave out with --signals.")
+        var id: Int64?
+        @Flag(help: "Show the signals saved by `sentio signals --save` instead of a run (all models; --symbols to select).")
+        var signals = false
+        @OptionGroup var selection: SymbolSelectionOptions
         @OptionGroup var store: StoreOptions
-        @Option(help: ArgumentHelp("Output format: table or json (the RunDetail contract).", valueName: "FORMAT"))
+        @Option(help: ArgumentHelp("Output format: table or json (the RunDetail contract; with --signals the RunSignalList contract).", valueName: "FORMAT"))
         var format: OutputFormat = .table
 
-        func validate() throws { try format.require([.table, .json]) }
+        func validate() throws {
+            try format.require([.table, .json])
+            if signals && id != nil { throw ValidationError("give a run id or --signals, not both") }
+            if !signals && id == nil { throw ValidationError("give a run id (see `sentio runs list`) or --signals") }
+            if !signals && selection.symbols != nil { throw ValidationError("--symbols applies to --signals only") }
+        }
 
         func run() throws {
-            let detail = try RunDetail(try store.open(mode: .readOnly).run(id: id))
+            let database = try store.open(mode: .readOnly)
+            if signals {
+                let list = try RunSignalList(try database.loadSignals(symbols: try selection.list()))
+                print(format == .json ? try APIJSON.encode(list) : list.table(storePath: database.path) + "\n", terminator: "")
+                return
+            }
+            let detail = try RunDetail(try database.run(id: id!))
             print(format == .json ? try APIJSON.encode(detail) : detail.table() + "\n", terminator: "")
         }
     }
 
     struct Compare: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Compare runs side by side: every statistic, and the configuration values that differ.")
+            abstract: "Compare runs side by side: the headline statistics and the configuration values that differ (json: every statistic).")
         @Argument(help: "Two or more run ids.")
         var ids: [Int64]
         @OptionGroup var store: StoreOptions

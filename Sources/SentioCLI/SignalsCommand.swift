@@ -74,16 +74,23 @@ struct SignalsCommand: ParsableCommand {
     }
 
     func run() throws {
+        let progress = TerminalProgress("signals", phases: ["reading", "indicators and signals", "writing"])
+        defer { progress.finish() }
+        progress.begin("reading")
         let config = try model.resolve()
         let wanted = try detail.map { [$0] } ?? selection.list()
         let inputs = try readsStore ? loadStoredInputs(symbols: wanted) : loadCSVInputs(symbols: wanted)
-        let perSymbol = try inputs.map { series, source in
+        progress.begin("indicators and signals", unit: "symbols")
+        let perSymbol = try inputs.enumerated().map { k, input in
+            let (series, source) = input
+            defer { progress.update(k + 1, of: inputs.count) }
             do {
                 return try SignalModel.evaluate(series, config: config)
             } catch let error as SignalInputError {
                 throw UsageError("\(source): \(error.description)")
             }
         }
+        progress.begin("writing")
         let text: String
         if detail != nil {
             text = try APIJSON.encode(try SignalContracts.symbolDetail(
@@ -96,6 +103,7 @@ struct SignalsCommand: ParsableCommand {
             if format == .csv {
                 text = try APISignal.csv(response.signals)
                 for w in response.warmingUp {
+                    progress.clearLine()
                     printError("note: \(w.symbol) is still warming up: \(w.barsRemaining) more bar\(w.barsRemaining == 1 ? "" : "s") before its first signal")
                 }
             } else {
@@ -106,6 +114,7 @@ struct SignalsCommand: ParsableCommand {
         let outputs = OutputTransaction()
         if let output { try outputs.stage(output, text: text) }
         OutputTransaction.reachedStagedPoint()
+        progress.finish()
         if save {
             let saved = history ? perSymbol.flatMap { $0 } : perSymbol.compactMap(\.last)
             let database = try store.open(mode: .createIfMissing)

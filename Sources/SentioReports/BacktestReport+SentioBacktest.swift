@@ -52,9 +52,22 @@ extension BacktestReportContent {
     /// - Stop and target levels: the position's own for open positions; for closed trades the buy decision's
     ///   distances from `buyLevels` (see `LevelRecordingStrategy`) or else the configuration's, measured
     ///   from the reference price the simulator uses (`StopReference`).
+    /// - Parameters:
+    ///   - result: the finished backtest.
+    ///   - statistics: its statistics.
+    ///   - market: the bars it ran on (for the price charts and the default benchmark).
+    ///   - buyLevels: the stop and target distances of each buy decision (see `LevelRecordingStrategy`).
+    ///   - title: the page title (default `Backtest: STRATEGY`).
+    ///   - benchmark: the benchmark drawn against the equity, scaled to the initial capital at its first bar on
+    ///     the timeline (`nil`: equal-weight buy-and-hold of the market).
+    ///   - benchmarkStatistics: alpha, beta, … shown as cards (`nil`: none).
+    ///   - warnings: signs of a degenerate run, listed at the top.
+    ///   - warmUpBars: bars each symbol needs before the strategy can decide (RSI period, the signal model's first
+    ///     signal index); the span until the first symbol is ready is shaded and labelled. 0: none.
     public init(
         result: BacktestResult, statistics: BacktestStatistics, market: Market,
-        buyLevels: RecordedBuyLevels = [:], title: String? = nil
+        buyLevels: RecordedBuyLevels = [:], title: String? = nil, benchmark: BenchmarkSeries? = nil,
+        benchmarkStatistics: BenchmarkStatistics? = nil, warnings: [BacktestWarning] = [], warmUpBars: Int = 0
     ) {
         let config = result.configuration
         let first = result.timestamps.first.map { CivilDate(epochSeconds: $0).description } ?? "—"
@@ -110,8 +123,15 @@ extension BacktestReportContent {
             next += 1
         }
 
-        let benchmark = config.initialCapital > 0
-            ? equalWeightBuyAndHold(series: market.series, timeline: result.timestamps, initialCapital: config.initialCapital) : nil
+        let benchmarkName = benchmark?.name ?? "Buy & hold (equal weight)"
+        let benchmarkValues: [Double]?
+        if config.initialCapital <= 0 {
+            benchmarkValues = nil
+        } else if let benchmark {
+            benchmarkValues = onTimeline(benchmark, result.timestamps, scale: config.initialCapital)
+        } else {
+            benchmarkValues = equalWeightBuyAndHold(series: market.series, timeline: result.timestamps, initialCapital: config.initialCapital)
+        }
 
         var invested: [Double]? = nil
         if result.totalContributions > 0 {
@@ -145,9 +165,44 @@ extension BacktestReportContent {
         }
         self.init(title: title ?? "Backtest: \(result.strategyName)", subtitle: subtitle, headline: headline, conventions: conventions,
                   times: result.timestamps, equity: result.equity, periodReturns: aligned,
-                  benchmarkName: "Buy & hold (equal weight)", benchmark: benchmark, prices: market.series, trades: trades,
+                  benchmarkName: benchmarkName, benchmark: benchmarkValues, prices: market.series, trades: trades,
                   invested: invested)
+        periodsPerYear = k.periodsPerYear
+        self.warnings = warnings.map(\.message)
+        if let b = benchmarkStatistics {
+            benchmarkCards = [
+                Statistic(key: "benchmark.totalReturnPercent", label: "Benchmark return", value: b.totalReturnPercent, signed: true, format: pct),
+                Statistic(key: "benchmark.cagrPercent", label: "Benchmark CAGR", value: b.cagrPercent, signed: true, format: pct),
+                Statistic(key: "benchmark.alpha", label: "Alpha (ann.)", value: b.alpha * 100, signed: true, format: pct),
+                Statistic(key: "benchmark.beta", label: "Beta", value: b.beta, format: ratio),
+                Statistic(key: "benchmark.correlation", label: "Correlation", value: b.correlation, format: ratio),
+                Statistic(key: "benchmark.informationRatio", label: "Information ratio", value: b.informationRatio) { NumberText.fixed($0, decimals: 3) },
+                Statistic(key: "benchmark.trackingErrorPercent", label: "Tracking error", value: b.trackingErrorPercent, format: pct),
+            ]
+        }
+        if warmUpBars > 0 {
+            let ready = market.series.compactMap { $0.count > warmUpBars ? $0.timestamps[warmUpBars] : nil }.min()
+                ?? result.timestamps.last
+            if let start = result.timestamps.first, let end = ready, end > start {
+                warmUp = ChartBand(start: start, end: end, label: "Warm-up (\(warmUpBars) bars)")
+            }
+        }
     }
+}
+
+/// `benchmark`'s values on `timeline` (the last value at or before each step; NaN before its first), scaled so
+/// that its first value on the timeline is `scale`.
+private func onTimeline(_ benchmark: BenchmarkSeries, _ timeline: [Int64], scale: Double) -> [Double] {
+    var out = [Double](repeating: .nan, count: timeline.count)
+    var j = -1
+    var base: Double? = nil
+    for (k, t) in timeline.enumerated() {
+        while j + 1 < benchmark.timestamps.count, benchmark.timestamps[j + 1] <= t { j += 1 }
+        guard j >= 0, benchmark.values[j].isFinite, benchmark.values[j] > 0 else { continue }
+        if base == nil { base = benchmark.values[j] }
+        out[k] = benchmark.values[j] / base! * scale
+    }
+    return out
 }
 
 /// The index of `time` in sorted `timestamps`, if present.

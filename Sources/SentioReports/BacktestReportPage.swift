@@ -1,4 +1,5 @@
 import SentioCore
+import SentioBacktest
 
 /// Everything the backtest report shows, in plain values. Built from a `BacktestResult` by
 /// `BacktestReportContent(result:statistics:market:)`, or directly.
@@ -44,6 +45,14 @@ public struct BacktestReportContent: Sendable {
     /// Price history per symbol (closes), for the per-symbol charts.
     public var prices: [OHLCVSeries]
     public var trades: [Trade]
+    /// Benchmark-relative figures (alpha, beta, ...), shown as a second row of cards; empty for none.
+    public var benchmarkCards: [Statistic] = []
+    /// Signs of a degenerate run, listed at the top.
+    public var warnings: [String] = []
+    /// The strategy's warm-up (no decision possible yet), shaded on the time charts.
+    public var warmUp: ChartBand?
+    /// Annualization factor of the rolling statistics.
+    public var periodsPerYear: Double = 252
 
     public init(title: String, subtitle: String, headline: [Statistic], conventions: String, times: [Int64],
                 equity: [Double], periodReturns: [Double], benchmarkName: String, benchmark: [Double]?,
@@ -65,13 +74,29 @@ public struct BacktestReportRenderer: Sendable {
     public var tradeRowLimit: Int = 1000
     /// Symbols that get a price chart at most (those with the most trades first).
     public var symbolChartLimit: Int = 12
+    /// Returns per window of the rolling Sharpe ratio and volatility (quantstats' default, about six months of
+    /// daily bars).
+    public var rollingWindow: Int = RollingRisk.defaultWindow
+    /// Drawdown periods listed (the deepest first).
+    public var drawdownPeriodLimit: Int = 5
+    /// Bins of the return histogram.
+    public var histogramBins: Int = 50
 
     public init() {}
 
     public func render(_ content: BacktestReportContent) -> String {
         var page = HTMLPage(title: content.title, subtitle: content.subtitle)
+        if !content.warnings.isEmpty { page.warnings(content.warnings) }
         page.cards(content.headline, group: "headline")
+        if !content.benchmarkCards.isEmpty {
+            page.heading("Against \(content.benchmarkName)", level: 3, id: "benchmark")
+            page.cards(content.benchmarkCards, group: "benchmark")
+            page.note("On the bars both series have. Beta = cov(r, b) / var(b); alpha = (mean(r) − beta·mean(b)) × periods a year "
+                + "(quantstats' greeks); information ratio = mean(r − b) / std(r − b) per period, not annualized (as quantstats); "
+                + "tracking error = std(r − b) × √periods; sample moments (ddof 1).")
+        }
         page.note(content.conventions)
+        let bands = content.warmUp.map { [$0] } ?? []
 
         // Equity against the benchmark.
         var equitySeries = [ChartSeries(name: "Strategy", times: content.times, values: content.equity, tone: .accent)]
@@ -85,6 +110,7 @@ public struct BacktestReportRenderer: Sendable {
         let equityTitle = content.benchmark == nil ? "Equity" : "Equity vs \(content.benchmarkName)"
         var equityChart = TimeSeriesChart(id: "equity", title: equityTitle, series: equitySeries, valueFormat: .amount)
         equityChart.maxPointsPerSeries = maxPointsPerSeries
+        equityChart.bands = bands
         page.chart(equityChart)
 
         // Drawdown of the wealth index (deposits excluded).
@@ -96,7 +122,53 @@ public struct BacktestReportRenderer: Sendable {
         var ddChart = TimeSeriesChart(id: "drawdown", title: "Drawdown (underwater)", series: ddSeries, valueFormat: .percent)
         ddChart.includesZero = true
         ddChart.maxPointsPerSeries = maxPointsPerSeries
+        ddChart.bands = bands
         page.chart(ddChart)
+
+        // Worst drawdown periods of the same wealth index.
+        page.heading("Worst drawdowns", level: 3, id: "drawdown-periods")
+        drawdownTable(&page, times: content.times, wealth: wealthIndex(periodReturns: content.periodReturns))
+
+        // Rolling risk over a trailing window of returns (step 0 has none).
+        let returns = Array(content.periodReturns.dropFirst())
+        let returnTimes = Array(content.times.dropFirst())
+        page.heading("Rolling risk (\(rollingWindow)-bar window)", id: "rolling")
+        if returns.count >= rollingWindow {
+            let risk = RollingRisk(returns: returns, window: rollingWindow, periodsPerYear: content.periodsPerYear)
+            let sharpe = risk.sharpe.map { $0 ?? .nan }
+            let volatility = risk.volatility.map { ($0 ?? .nan) * 100 }
+            var sharpeChart = TimeSeriesChart(
+                id: "rolling-sharpe", title: "Rolling Sharpe ratio (\(rollingWindow) bars, annualized)",
+                series: [ChartSeries(name: "Sharpe", times: returnTimes, values: sharpe, tone: .accent)], valueFormat: .plain)
+            sharpeChart.includesZero = true
+            sharpeChart.height = 240
+            sharpeChart.maxPointsPerSeries = maxPointsPerSeries
+            sharpeChart.bands = bands
+            page.chart(sharpeChart)
+            var volatilityChart = TimeSeriesChart(
+                id: "rolling-volatility", title: "Rolling volatility (\(rollingWindow) bars, annualized)",
+                series: [ChartSeries(name: "Volatility", times: returnTimes, values: volatility, tone: .neutral)], valueFormat: .percent)
+            volatilityChart.includesZero = true
+            volatilityChart.height = 240
+            volatilityChart.maxPointsPerSeries = maxPointsPerSeries
+            volatilityChart.bands = bands
+            page.chart(volatilityChart)
+            page.note("Each point uses the \(rollingWindow) returns up to it: Sharpe = mean / std × √\(NumberText.fixed(content.periodsPerYear, decimals: 0)), "
+                + "volatility = std × √\(NumberText.fixed(content.periodsPerYear, decimals: 0)) (std with ddof 1, risk-free 0; quantstats' rolling_sharpe "
+                + "and rolling_volatility). A window whose returns are all equal has no Sharpe ratio (gap).")
+        } else {
+            page.note("\(returns.count) returns: fewer than one \(rollingWindow)-bar window, so no rolling statistics.")
+        }
+
+        // Distribution of the returns.
+        page.heading("Return distribution", level: 3, id: "histogram")
+        let histogram = Histogram(returns.map { $0 * 100 }, bins: histogramBins)
+        let zeros = returns.filter { $0 == 0 }.count
+        page.figure(HistogramChart(
+            id: "return-histogram", title: "Per-bar returns (\(NumberText.fixed(Double(returns.count), decimals: 0)) bars, \(histogramBins) bins)",
+            histogram: histogram, valueFormat: .percent).html())
+        page.note("Simple returns in percent, one per bar after the first; \(NumberText.fixed(Double(zeros), decimals: 0)) of them are exactly 0 "
+            + "(no position held: warm-up, or flat between trades). Bins below 0 are red, the others green.")
 
         // Monthly returns.
         page.heading("Monthly returns", id: "monthly")
@@ -120,12 +192,16 @@ public struct BacktestReportRenderer: Sendable {
                 valueFormat: .plain)
             chart.height = 280
             chart.maxPointsPerSeries = maxPointsPerSeries
+            chart.bands = bands
             for t in trades {
                 chart.markers.append(ChartMarker(kind: .entry, time: t.entryTime, value: t.entryPrice, tone: .accent,
-                    label: "Buy \(NumberText.fixed(t.shares, decimals: t.shares == t.shares.rounded() ? 0 : 4)) @ \(NumberText.fixed(t.entryPrice, decimals: 2)) on \(timeText(t.entryTime))"))
+                    label: "Buy \(NumberText.fixed(t.shares, decimals: t.shares == t.shares.rounded() ? 0 : 4)) @ \(NumberText.fixed(t.entryPrice, decimals: 2)) on \(timeText(t.entryTime))",
+                    legend: "Entry"))
                 if let exitTime = t.exitTime, let exitPrice = t.exitPrice {
-                    chart.markers.append(ChartMarker(kind: .exit, time: exitTime, value: exitPrice, tone: t.pnl >= 0 ? .positive : .negative,
-                        label: "Sell @ \(NumberText.fixed(exitPrice, decimals: 2)) (\(t.exitReason)), P&L \(NumberText.fixed(t.pnl, decimals: 2))"))
+                    let style = Self.exitStyle(reason: t.exitReason, pnl: t.pnl)
+                    chart.markers.append(ChartMarker(kind: .exit, time: exitTime, value: exitPrice, tone: style.tone,
+                        label: "Sell @ \(NumberText.fixed(exitPrice, decimals: 2)) (\(t.exitReason)), P&L \(NumberText.fixed(t.pnl, decimals: 2))",
+                        legend: style.legend))
                 }
                 let end = t.exitTime ?? lastTime
                 if let stop = t.stopPrice { chart.levels.append(ChartLevel(kind: .stop, start: t.entryTime, end: end, value: stop)) }
@@ -147,6 +223,35 @@ public struct BacktestReportRenderer: Sendable {
         }
         page.table(id: "trades", headers: headers, rows: rows, rowLimit: tradeRowLimit)
         return page.document()
+    }
+
+    /// The colour and legend entry of an exit marker: stop-loss exits amber, other exits green with a gain
+    /// (P&L ≥ 0) and red with a loss.
+    public static func exitStyle(reason: String, pnl: Double) -> (tone: Tone, legend: String) {
+        if reason == "stop-loss" { return (.warning, "Stop-loss exit") }
+        return pnl >= 0 ? (.positive, "Exit, gain") : (.negative, "Exit, loss")
+    }
+
+    private func drawdownTable(_ page: inout HTMLPage, times: [Int64], wealth: [Double]) {
+        let periods = Array(drawdownPeriods(wealth).prefix(drawdownPeriodLimit))
+        if periods.isEmpty {
+            page.note("No drawdown: the wealth index never fell below a previous high.")
+            return
+        }
+        let headers: [TableCell] = [TableCell("#"), .text("Start (peak)"), .text("Trough"), .text("Recovery"), TableCell("Depth"),
+                                    TableCell("Length (bars)"), TableCell("Length (days)")]
+        let rows: [[TableCell]] = periods.enumerated().map { k, p in
+            let end = p.recoveryStep ?? (times.count - 1)
+            let days = Double(times[end] - times[p.startStep]) / 86_400
+            return [TableCell("\(k + 1)"), .text(timeText(times[p.startStep])), .text(timeText(times[p.troughStep])),
+                    .text(p.recoveryStep.map { timeText(times[$0]) } ?? "not recovered"),
+                    TableCell(NumberText.percent(p.depth * 100), .signedNumber(p.depth)),
+                    TableCell(NumberText.fixed(Double(p.lengthSteps), decimals: 0)),
+                    TableCell(NumberText.fixed(days, decimals: 0))]
+        }
+        page.table(id: "drawdown-periods", headers: headers, rows: rows)
+        page.note("The \(periods.count) deepest falls of the wealth index (deposits excluded) from a high to the first bar back at that "
+            + "high; length runs from the high to the recovery, or to the last bar when not recovered.")
     }
 
     private func monthlyTable(_ page: inout HTMLPage, _ months: [MonthlyReturn]) {

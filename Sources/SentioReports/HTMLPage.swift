@@ -55,6 +55,19 @@ public struct HTMLPage {
 
     public mutating func note(_ text: String) { body.element("p", ["class": "note"], text: text) }
 
+    /// A box listing warnings (`data-warnings` = their count), one item each.
+    public mutating func warnings(_ items: [String]) {
+        body.open("div", ["class": "warnings", "data-warnings": "\(items.count)"])
+        body.element("strong", text: "Warnings")
+        body.open("ul")
+        for item in items { body.element("li", text: item) }
+        body.close("ul")
+        body.close("div")
+    }
+
+    /// A figure written elsewhere (e.g. ``HistogramChart/html()``), inserted as is.
+    public mutating func figure(_ html: String) { body.raw(html) }
+
     public mutating func cards(_ stats: [Statistic], group: String) {
         body.open("dl", ["class": "cards", "data-stats": group])
         for s in stats {

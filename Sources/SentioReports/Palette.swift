@@ -11,16 +11,18 @@ public enum Tone: String, Sendable, CaseIterable {
     case neutral
     /// Slate #94A3B8, faint context.
     case muted
+    /// Amber #D97706, stop-loss exits and stop levels (distinct from losses).
+    case warning
 }
 
 /// The report stylesheet: palette in light and dark variants, layout, tables, charts. Plain CSS, no fonts
 /// fetched (system font stacks only).
 let reportStyleSheet = """
-:root{--accent:#3B82F6;--positive:#10B981;--negative:#EF4444;--neutral:#64748B;--muted:#94A3B8;\
+:root{--accent:#3B82F6;--positive:#10B981;--negative:#EF4444;--neutral:#64748B;--muted:#94A3B8;--warning:#D97706;\
 --bg:#FFFFFF;--panel:#F8FAFC;--text:#0F172A;--subtle:#475569;--grid:#E2E8F0;--axis:#94A3B8;\
 --pos-bg:#D1FAE5;--neg-bg:#FEE2E2;color-scheme:light dark}
 @media (prefers-color-scheme: dark){:root{--accent:#60A5FA;--positive:#34D399;--negative:#F87171;\
---neutral:#94A3B8;--muted:#64748B;--bg:#0F172A;--panel:#1E293B;--text:#E2E8F0;--subtle:#94A3B8;\
+--neutral:#94A3B8;--muted:#64748B;--warning:#FBBF24;--bg:#0F172A;--panel:#1E293B;--text:#E2E8F0;--subtle:#94A3B8;\
 --grid:#334155;--axis:#64748B;--pos-bg:#064E3B;--neg-bg:#7F1D1D}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--text);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
@@ -58,6 +60,10 @@ svg .series.dashed{stroke-dasharray:6 4}
 svg .area{stroke:none;opacity:.25}
 svg .level{stroke-width:1.2;stroke-dasharray:4 3}
 svg .bar{stroke:none}
+svg .band{fill:var(--muted);opacity:.15;stroke:none}
+svg text.band-label{font-size:10px}
+.warnings{border:1px solid var(--warning);border-radius:8px;padding:6px 12px;margin:10px 0}
+.warnings li{color:var(--text)}
 """ + Tone.allCases.map { t in
     "svg .\(t.rawValue){stroke:var(--\(t.rawValue))}svg .area.\(t.rawValue),svg .marker.\(t.rawValue),"
         + "svg .bar.\(t.rawValue),svg .swatch.\(t.rawValue){fill:var(--\(t.rawValue))}"

@@ -58,9 +58,26 @@ public struct ChartMarker: Sendable, Equatable {
     public var tone: Tone
     /// Tooltip text (`<title>`), e.g. "Buy 120 @ 41.25".
     public var label: String
+    /// The legend entry this marker belongs to (`Exit, loss`); markers with the same name share one entry, whose
+    /// swatch has the first such marker's tone. `nil`: `Entry` or `Exit`.
+    public var legend: String?
 
-    public init(kind: Kind, time: Int64, value: Double, tone: Tone, label: String) {
+    public init(kind: Kind, time: Int64, value: Double, tone: Tone, label: String, legend: String? = nil) {
         self.kind = kind; self.time = time; self.value = value; self.tone = tone; self.label = label
+        self.legend = legend
+    }
+
+    var legendName: String { legend ?? (kind == .entry ? "Entry" : "Exit") }
+}
+
+/// A shaded time span with a label, drawn under the series (a strategy's warm-up).
+public struct ChartBand: Sendable, Equatable {
+    public var start: Int64
+    public var end: Int64
+    public var label: String
+
+    public init(start: Int64, end: Int64, label: String) {
+        self.start = start; self.end = end; self.label = label
     }
 }
 
@@ -82,13 +99,20 @@ public struct ChartLevel: Sendable, Equatable {
 ///
 /// The SVG carries its structure for tests and tools: `data-chart` on the root, `data-series`,
 /// `data-points` (points drawn) and `data-source-points` (points given) on each series path,
-/// `data-marker`/`data-time`/`data-value` on markers, `data-level`/`data-value` on levels.
+/// `data-marker`/`data-time`/`data-value` on markers, `data-level`/`data-value` on levels, `data-band` on shaded
+/// spans; the markers group has `data-count` (markers drawn) and `data-hidden` (markers thinned out).
+///
+/// Markers are thinned like the lines: when the first series is downsampled, the plot is cut into the same
+/// number of time columns as the downsampling's buckets, and each column keeps the first marker of each legend
+/// entry and kind; the others are hidden and the caption says how many.
 public struct TimeSeriesChart: Sendable {
     public var id: String
     public var title: String
     public var series: [ChartSeries]
     public var markers: [ChartMarker] = []
     public var levels: [ChartLevel] = []
+    /// Shaded spans (warm-up), under everything else.
+    public var bands: [ChartBand] = []
     public var valueFormat: ValueFormat
     public var width: Double = 1100
     public var height: Double = 340
@@ -159,10 +183,20 @@ public struct TimeSeriesChart: Sendable {
 
         // Legend, right-aligned on the title row, laid out from the right.
         var legendEntries = series.map { (name: $0.name, tone: $0.tone) }
-        if markers.contains(where: { $0.kind == .entry }) { legendEntries.append(("Entry", .accent)) }
-        if markers.contains(where: { $0.kind == .exit }) { legendEntries.append(("Exit (gain / loss)", .positive)) }
-        if levels.contains(where: { $0.kind == .stop }) { legendEntries.append(("Stop", .negative)) }
-        if levels.contains(where: { $0.kind == .target }) { legendEntries.append(("Target", .positive)) }
+        // Marker entries in a fixed order (entries, gains, losses, stops), others after in order of appearance.
+        let order = ["Entry", "Exit", "Exit, gain", "Exit, loss", "Stop-loss exit"]
+        var markerEntries: [(name: String, tone: Tone)] = []
+        for mk in markers where !markerEntries.contains(where: { $0.name == mk.legendName }) {
+            markerEntries.append((mk.legendName, mk.tone))
+        }
+        legendEntries += markerEntries.enumerated().sorted {
+            (order.firstIndex(of: $0.element.name) ?? order.count + $0.offset, $0.offset)
+                < (order.firstIndex(of: $1.element.name) ?? order.count + $1.offset, $1.offset)
+        }.map(\.element)
+        if levels.contains(where: { $0.kind == .stop }) { legendEntries.append(("Stop level", .warning)) }
+        if levels.contains(where: { $0.kind == .target }) { legendEntries.append(("Target level", .positive)) }
+        // A band only when some of it falls inside the plotted time range.
+        if let band = bands.first(where: { $0.end > t0 && $0.start < t1 }) { legendEntries.append((band.label, .muted)) }
         var legendX = plotRight
         w.open("g", ["class": "legend"])
         for entry in legendEntries.reversed() {
@@ -201,11 +235,20 @@ public struct TimeSeriesChart: Sendable {
         }
         w.close("g")
 
+        // Shaded spans under everything.
+        for band in bands {
+            let x0 = x(max(band.start, t0)), x1 = x(min(band.end, t1))
+            guard x1 > x0 else { continue }
+            w.open("rect", ["class": "band", "data-band": band.label, "data-start": "\(band.start)", "data-end": "\(band.end)",
+                            "x": c(x0), "y": c(plotTop), "width": c(x1 - x0), "height": c(plotBottom - plotTop)], selfClosing: true)
+            w.element("text", ["class": "band-label", "x": c(x0 + 4), "y": c(plotBottom - 6)], text: band.label)
+        }
+
         // Levels under the series.
         if !levels.isEmpty {
             w.open("g", ["class": "levels", "data-count": "\(levels.count)"])
             for l in levels {
-                let tone: Tone = l.kind == .stop ? .negative : .positive
+                let tone: Tone = l.kind == .stop ? .warning : .positive
                 w.open("line", [
                     "class": "level \(tone.rawValue)", "data-level": l.kind.rawValue, "data-value": NumberText.exact(l.value),
                     "x1": c(x(l.start)), "x2": c(x(l.end)), "y1": c(y(l.value)), "y2": c(y(l.value)),
@@ -215,8 +258,10 @@ public struct TimeSeriesChart: Sendable {
         }
 
         // Series.
-        for s in series {
+        var firstSeriesDownsampled = false
+        for (seriesIndex, s) in series.enumerated() {
             let kept = downsampleIndices(s.values, limit: maxPointsPerSeries)
+            if seriesIndex == 0 && kept.count < s.values.count { firstSeriesDownsampled = true }
             let finiteCount = s.values.lazy.filter(\.isFinite).count
             var d = ""
             var drawn = 0
@@ -249,10 +294,27 @@ public struct TimeSeriesChart: Sendable {
             ], selfClosing: true)
         }
 
-        // Markers on top.
+        // Markers on top, thinned per time column like the lines.
+        var shownMarkers = markers.filter { $0.value.isFinite }
+        var hidden = 0
+        if firstSeriesDownsampled {
+            let columns = max(1, (maxPointsPerSeries - 2) / 2)
+            var seen = Set<String>()
+            let all = shownMarkers
+            shownMarkers = []
+            for mk in all {
+                let column = min(columns - 1, Int(Double(mk.time - t0) / Double(t1 - t0) * Double(columns)))
+                if seen.insert("\(column)|\(mk.kind.rawValue)|\(mk.legendName)").inserted { shownMarkers.append(mk) } else { hidden += 1 }
+            }
+            if hidden > 0 {
+                notes.append("Trade markers: \(NumberText.fixed(Double(shownMarkers.count), decimals: 0)) of "
+                    + "\(NumberText.fixed(Double(all.count), decimals: 0)) drawn, \(NumberText.fixed(Double(hidden), decimals: 0)) hidden "
+                    + "(one per kind and colour per time column, the columns of the lines' downsampling).")
+            }
+        }
         if !markers.isEmpty {
-            w.open("g", ["class": "markers", "data-count": "\(markers.count)"])
-            for mk in markers where mk.value.isFinite {
+            w.open("g", ["class": "markers", "data-count": "\(shownMarkers.count)", "data-hidden": "\(hidden)"])
+            for mk in shownMarkers {
                 let px = x(mk.time), py = y(mk.value)
                 // Entries: a triangle pointing up from below the price; exits: pointing down from above.
                 let shape = mk.kind == .entry

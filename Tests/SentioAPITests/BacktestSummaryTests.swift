@@ -11,7 +11,9 @@ import Testing
 private func report(_ request: BacktestRequest, _ series: [OHLCVSeries], source: BacktestDataSource = BacktestDataSource(paths: ["Data/market"])) throws -> BacktestRunReport {
     let market = try Market(series)
     let result = try Backtest(request.configuration(symbolCount: series.count)).run(try request.makeStrategy(), on: market)
-    return try BacktestRunReport(result: result, request: request, source: source)
+    return try BacktestRunReport(
+        result: result, request: request, source: source,
+        benchmark: .standard(BenchmarkSeries.equalWeight(series, timeline: result.timestamps)))
 }
 
 /// Every number token of a JSON text, as written.
@@ -188,7 +190,10 @@ struct BacktestSummaryTests {
             if strategy != .dca, Bool.random(using: &rng) { request.sizing = .fraction; request.fraction = 0.5 }
             let run = try report(request, series)
             let text = try run.summaryJSON()
-            try expectShape(BacktestShapes.backtestSummary(), text)
+            // The default benchmark is null exactly when a warning says why (here: markets of flat symbols, whose
+            // equal-weight index does not vary, or too few bars).
+            try expectShape(BacktestShapes.backtestSummary(benchmark: run.benchmark != nil), text)
+            #expect((run.benchmark == nil) == run.warnings.contains { $0.code == "benchmark-unavailable" }, "case \(case_)")
             let decoded = try Strict.decode(StrictBacktestSummary.self, text)
             #expect(decoded.bars == run.result.timestamps.count, "case \(case_)")
             let tokens = numberTokens(try RawJSON.parse(text))
@@ -200,6 +205,41 @@ struct BacktestSummaryTests {
             _ = try run.tradeLogCSV()
             _ = try run.equityCurveCSV()
         }
+    }
+
+    @Test("benchmark object: the library's statistics; a given benchmark that cannot be aligned throws; the default one is null with a warning")
+    func benchmarkAndWarnings() throws {
+        let series = try EngineFixtures.market()
+        let run = try report(BacktestRequest(strategy: .rsi), series)
+        let d = try Strict.decode(StrictBacktestSummary.self, try run.summaryJSON())
+        let b = try #require(run.benchmark)
+        let strict = try #require(d.benchmark)
+        #expect(strict.symbol == "equal-weight buy-and-hold" && strict.commonBars == run.result.timestamps.count)
+        #expect(strict.alpha.bitPattern == b.alpha.bitPattern && strict.beta.bitPattern == b.beta.bitPattern)
+        #expect(strict.informationRatio?.bitPattern == b.informationRatio?.bitPattern)
+        #expect(strict.trackingErrorPercent.bitPattern == b.trackingErrorPercent.bitPattern)
+        #expect(run.summary.table().contains("Alpha (annualized)"))
+
+        let result = run.result
+        let request = BacktestRequest(strategy: .rsi)
+        let elsewhere = BenchmarkSeries(name: "LATER", timestamps: [4_000_000_000, 4_000_086_400], values: [1, 2])
+        #expect(throws: BenchmarkError.tooFewCommonBars(benchmark: "LATER", common: 0)) {
+            try BacktestRunReport(result: result, request: request, source: BacktestDataSource(), benchmark: .given(elsewhere))
+        }
+        let fallback = try BacktestRunReport(result: result, request: request, source: BacktestDataSource(), benchmark: .standard(elsewhere))
+        let text = try fallback.summaryJSON()
+        try expectShape(BacktestShapes.backtestSummary(benchmark: false), text)
+        let decoded = try Strict.decode(StrictBacktestSummary.self, text)
+        #expect(decoded.benchmark == nil && decoded.warnings.map(\.code).contains("benchmark-unavailable"))
+        #expect(decoded.warnings.first { $0.code == "benchmark-unavailable" }?.message.contains("0 bar(s) in common") == true)
+    }
+
+    @Test("holding periods read in the bars' unit: minutes for minute bars, hours, days")
+    func holdingUnits() {
+        #expect(TextTable.duration(days: 3.2 / 1440) == "3.2 minutes")
+        #expect(TextTable.duration(days: 5.0 / 24) == "5.0 hours")
+        #expect(TextTable.duration(days: 163.1) == "163.1 days")
+        #expect(TextTable.duration(days: nil) == "n/a")
     }
 
     @Test("a DCA run in an investor currency: the currency object in both currencies, events NDJSON")
@@ -223,7 +263,7 @@ struct BacktestSummaryTests {
         #expect(currency.scheduleID == "dca-week-250GBP")
         let run = try BacktestRunReport(result: result, request: request, source: BacktestDataSource(paths: ["SPXL.csv"]), fxFile: "fx.csv", currency: currency)
         let text = try run.summaryJSON()
-        try expectShape(BacktestShapes.backtestSummary(investorCurrency: "GBP"), text)
+        try expectShape(BacktestShapes.backtestSummary(investorCurrency: "GBP", benchmark: false), text)
         let decoded = try Strict.decode(StrictBacktestSummary.self, text)
         let c = try #require(decoded.currency)
         #expect(c.invested["GBP"] == result.totalContributions && c.value["GBP"] == result.finalEquity)

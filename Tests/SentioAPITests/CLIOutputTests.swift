@@ -33,7 +33,10 @@ struct CLIOutputTests {
         let request = BacktestRequest(strategy: .rsi, commissionRate: 0.002)
         let series = try OHLCVReader.readConcurrently(try OHLCVReader.expand(paths: [EngineFixtures.marketDirectory]))
         let result = try Backtest(request.configuration(symbolCount: series.count)).run(try request.makeStrategy(), on: try Market(series))
-        let library = try BacktestRunReport(result: result, request: request, source: BacktestDataSource(paths: ["Data/market"]))
+        let library = try BacktestRunReport(
+            result: result, request: request, source: BacktestDataSource(paths: ["Data/market"]),
+            benchmark: .standard(BenchmarkSeries.equalWeight(series, timeline: result.timestamps)))
+        #expect(decoded.benchmark?.symbol == BenchmarkSeries.equalWeightName && decoded.benchmark?.commonBars == result.timestamps.count)
         #expect(try library.summaryJSON() == rsi)
         #expect(try sentio(["backtest", "Data/market", "--strategy", "rsi", "--commission", "0.002"]) == library.summary.table())
 

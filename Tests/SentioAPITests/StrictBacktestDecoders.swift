@@ -134,8 +134,32 @@ struct StrictBacktestSummary: Decodable {
     let rejectionsByReason: [String: Int]
     let openPositions: [StrictOpenPosition]
     let currency: StrictCurrency?
+    let benchmark: StrictBenchmark?
+    let warnings: [StrictWarning]
     let config: StrictBacktestConfig
     let conventions: StrictConventions
+}
+
+/// The benchmark fields, plus the common bars and the annualization stated.
+struct StrictBenchmark: Decodable {
+    let symbol: String
+    let totalReturnPercent: Double
+    let cagrPercent: Double
+    let alpha: Double
+    let beta: Double
+    let correlation: Double?
+    let informationRatio: Double?
+    let trackingErrorPercent: Double
+    let commonBars: Int
+    let start: Date
+    let end: Date
+    let periodsPerYear: Double
+    let periodsPerYearSource: String
+}
+
+struct StrictWarning: Decodable {
+    let code: String
+    let message: String
 }
 
 /// A run record whose statistics are a backtest summary (runs saved by `sentio backtest --save`).
@@ -275,8 +299,16 @@ enum BacktestShapes {
         ])
     }
 
-    /// The summary; `investorCurrency` non-nil for a run in an investor currency (`currency` an object).
-    static func backtestSummary(investorCurrency: String? = nil) -> XShape {
+    static let benchmark = XShape.object([
+        ("symbol", .string), ("totalReturnPercent", .number), ("cagrPercent", .number), ("alpha", .number),
+        ("beta", .number), ("correlation", .nullable(.number)), ("informationRatio", .nullable(.number)),
+        ("trackingErrorPercent", .number), ("commonBars", .integer), ("start", .timestamp), ("end", .timestamp),
+        ("periodsPerYear", .number), ("periodsPerYearSource", .string),
+    ])
+
+    /// The summary; `investorCurrency` non-nil for a run in an investor currency (`currency` an object);
+    /// `benchmark` false when the summary has none (`null`).
+    static func backtestSummary(investorCurrency: String? = nil, benchmark hasBenchmark: Bool = true) -> XShape {
         let n = XShape.nullable(.number)
         return .object([
             ("strategy", .oneOf(["sentio", "rsi", "buy-and-hold", "dca"])), ("symbols", .array(.string)),
@@ -290,7 +322,9 @@ enum BacktestShapes {
             ("worstTradePercent", n), ("averageHoldingBars", n), ("averageHoldingDays", n), ("exposurePercent", .number),
             ("commissionsPaid", .number), ("sqn", n), ("orderCount", .integer), ("rejectedOrderCount", .integer),
             ("rejectionsByReason", .integerMap), ("openPositions", .array(openPosition)),
-            ("currency", investorCurrency.map(currency) ?? .null), ("config", backtestConfig), ("conventions", conventions),
+            ("currency", investorCurrency.map(currency) ?? .null), ("benchmark", hasBenchmark ? benchmark : .null),
+            ("warnings", .array(.object([("code", .string), ("message", .string)]))),
+            ("config", backtestConfig), ("conventions", conventions),
         ])
     }
 }

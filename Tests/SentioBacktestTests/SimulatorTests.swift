@@ -199,7 +199,7 @@ struct SimulatorTests {
         expectClose(r.finalEquity, 1_000 - 900 - 9 + 9 * 125)
     }
 
-    @Test("progress is reported every 4,096 steps and at the end")
+    @Test("progress is reported once at the start (0, after prepare), every 4,096 steps and at the end")
     func progress() throws {
         final class Calls: @unchecked Sendable { var values: [Int] = [] }  // single-threaded use
         let calls = Calls()
@@ -208,7 +208,7 @@ struct SimulatorTests {
             #expect(total == 10_000)
             calls.values.append(done)
         }).run(BuyAndHoldStrategy(), on: market)
-        #expect(calls.values == [4_096, 8_192, 10_000])
+        #expect(calls.values == [0, 4_096, 8_192, 10_000])
     }
 
     @Test("invalid configuration and data are errors")

@@ -14,6 +14,13 @@ Writes, beside this script:
                             decision bar's close (backtesting.py's sl/tp are absolute prices fixed at order time)
 - goog_rsi_stops_summary.csv
 - goog_rsi_close_*.csv      the same two runs with trade_on_close=True (fills at the decision bar's close)
+- goog_rsi_benchmark.csv    benchmark-relative statistics of goog_rsi's equity by quantstats 0.0.86 (greeks, information
+                            ratio, r_squared, comp) and numpy (correlation, tracking error, CAGR), one row per benchmark:
+                            GOOG (buy-and-hold of the same bars) and GOOG-weekly (GOOG's close on every 5th bar only, so
+                            the strategy's returns are compounded between the common bars; weekly spacing, so 52 periods a year)
+- goog_rsi_rolling.csv      quantstats rolling_sharpe and rolling_volatility (window 126, 252 periods) of goog_rsi's returns
+
+Pins: Tests/Fixtures/backtest/requirements.txt (the shared pins plus quantstats 0.0.86 and its dependencies).
 
 Conventions of backtesting.py 0.6.6 relied on (read from its source):
 - `buy()` without size means size = 1 - eps of available margin; the broker sizes it at fill time as
@@ -131,10 +138,54 @@ def run(prefix, trade_on_close=False, **params):
     return stats
 
 
+def benchmark_row(name, equity, times, bench_times, bench_values, periods=252):
+    """Aligns the strategy's equity and a benchmark on the timestamps both have (no deposits here: the wealth index
+    is equity / initial equity), forms the returns between consecutive common timestamps and asks quantstats."""
+    import quantstats as qs
+    strategy = pd.Series(equity, index=pd.to_datetime(times, unit="s"))
+    bench = pd.Series(bench_values, index=pd.to_datetime(bench_times, unit="s"))
+    common = strategy.index.intersection(bench.index)
+    s_levels, b_levels = strategy.loc[common], bench.loc[common]
+    r = (s_levels / s_levels.shift(1) - 1).iloc[1:]
+    b = (b_levels / b_levels.shift(1) - 1).iloc[1:]
+    greeks = qs.stats.greeks(r, b, periods=float(periods))
+    diff = (r - b).to_numpy()
+    total = b_levels.iloc[-1] / b_levels.iloc[0]
+    return {
+        "benchmark": name, "commonBars": float(len(common)), "periodsPerYear": float(periods),
+        "alpha": float(greeks["alpha"]), "beta": float(greeks["beta"]),
+        "informationRatio": float(qs.stats.information_ratio(r, b)),
+        "rSquared": float(qs.stats.r_squared(r, b)),
+        "totalReturnPercentQuantstats": float(qs.stats.comp(b)) * 100,
+        "correlationPandas": float(r.corr(b)),
+        "trackingErrorPercentNumpy": float(np.std(diff, ddof=1) * np.sqrt(periods) * 100),
+        "totalReturnPercentNumpy": float(total - 1) * 100,
+        "cagrPercentNumpy": float(total ** (periods / len(r)) - 1) * 100,
+    }
+
+
+def write_benchmarks(equity):
+    import quantstats as qs
+    times = GOOG.index.values.astype("datetime64[s]").astype(np.int64)
+    close = GOOG.Close.values.astype(float)
+    weekly = np.arange(0, len(times), 5)
+    rows = [benchmark_row("GOOG", equity, times, times, close),
+            benchmark_row("GOOG-weekly", equity, times, times[weekly], close[weekly], periods=52)]
+    pd.DataFrame(rows).to_csv(os.path.join(HERE, "goog_rsi_benchmark.csv"), index=False, float_format="%.17g")
+    r = pd.Series(equity[1:] / equity[:-1] - 1, index=pd.to_datetime(times[1:], unit="s"))
+    rolling = pd.DataFrame({
+        "returnIndex": np.arange(len(r)),
+        "rollingSharpe126": qs.stats.rolling_sharpe(r, rolling_period=126, periods_per_year=252).to_numpy(),
+        "rollingVolatility126": qs.stats.rolling_volatility(r, rolling_period=126, periods_per_year=252).to_numpy(),
+    })
+    rolling.to_csv(os.path.join(HERE, "goog_rsi_rolling.csv"), index=False, float_format="%.17g")
+
+
 if __name__ == "__main__":
     write_bars(os.path.join(HERE, "goog_daily.csv"))
     s = run("goog_rsi")
     print(s)
+    write_benchmarks(s["_equity_curve"].Equity.values.astype(float))
     s = run("goog_rsi_stops", stop_fraction=0.05, target_fraction=0.10)
     print(s[["Equity Final [$]", "# Trades"]])
     os.remove(os.path.join(HERE, "goog_rsi_stops_equity.csv"))
