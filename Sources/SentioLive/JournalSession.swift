@@ -66,7 +66,12 @@ public enum LiveJournalError: UserInputError, Equatable {
 /// Restart (``init(database:setup:reset:synchronous:snapshotInterval:)``): the newest snapshot, then the inputs
 /// journaled after it, replayed through the session without publishing (their events were journaled and
 /// published before). A snapshot is taken at the first commit after every `snapshotInterval` inputs, and at
-/// ``finish()``.
+/// ``finish()``. Snapshots are compact (``LiveSession/compactSnapshot()``: no equity curve, order or trade log),
+/// so a restart costs the same however long the session ran; the history before the snapshot is rebuilt only
+/// when something asks for it (``LiveSession/result()``, the portfolio, the trade history, a full
+/// ``LiveSession/snapshot()``), by replaying the journaled inputs the snapshot covers into a new session and
+/// checking that it reproduces the snapshot byte for byte. A snapshot of an older format is ignored (the inputs
+/// are replayed from the start, as without a snapshot).
 public final class JournaledLiveSession {
     /// The default snapshot interval, in inputs. Chosen by measurement (see the store's Journal article): restart
     /// replays at most this many inputs plus loading one snapshot.
