@@ -186,12 +186,16 @@ struct LiveBenchCommand: ParsableCommand {
         }
         let spacing = Duration.seconds(1) / market.count  // one bar per symbol per second
         var due = clock.now
+        func wait(until instant: ContinuousClock.Instant) {
+            let left = instant - clock.now
+            if left > .zero { Thread.sleep(forTimeInterval: Self.seconds(left)) }
+        }
         var buffer: [UInt8] = []
         if journalOnly {
             let journal = try LiveJournal(database: try SentioDatabase(path: path), synchronous: synchronous)
             var pending = LiveJournalBatch()
             for item in feed {
-                if paced { clock.sleep(until: due); due += spacing }
+                if paced { wait(until: due); due += spacing }
                 let t0 = clock.now
                 pending.append(.bar(symbol: item.symbol, bar: item.bar))
                 try journal.commit(&pending)
@@ -202,7 +206,7 @@ struct LiveBenchCommand: ParsableCommand {
                 database: try SentioDatabase(path: path), setup: setup, synchronous: synchronous,
                 snapshotInterval: snapshotInterval)
             for item in feed {
-                if paced { clock.sleep(until: due); due += spacing }
+                if paced { wait(until: due); due += spacing }
                 let t0 = clock.now
                 try live.ingest(item)
                 for event in try live.commit() { try LiveEventJSON.appendLine(event, to: &buffer) }
