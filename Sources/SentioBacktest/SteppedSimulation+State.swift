@@ -29,11 +29,16 @@ public struct SteppedSimulationState: Sendable, Codable {
     var barOpen: [UInt64], barHigh: [UInt64], barLow: [UInt64], barClose: [UInt64]
     var timestamps: [Int64], equity: [UInt64], cashCurve: [UInt64], contributions: [UInt64], exposed: [Bool]
     var trades: [Trade], orders: [Order]
+    /// The history the arrays above leave out (all zero when they hold all of it).
+    var historyBase: HistoryBase
     var signalStates: [SignalModelState], latestSignals: [Signal?]
     var rsiStates: [RelativeStrengthIndex], rsiValues: [UInt64], dcaLastPeriod: [Int]
 
     /// Number of completed steps.
-    public var stepCount: Int { timestamps.count }
+    public var stepCount: Int { historyBase.steps + timestamps.count }
+
+    /// Whether the state holds the whole history (the curves, the order and trade logs).
+    public var hasFullHistory: Bool { historyBase.steps == 0 }
 }
 
 private func bits(_ s: Slots<Double>) -> [UInt64] { s.array.map(\.bitPattern) }
@@ -41,14 +46,29 @@ private func bits(_ a: [Double]) -> [UInt64] { a.map(\.bitPattern) }
 private func doubles(_ a: [UInt64]) -> [Double] { a.map(Double.init(bitPattern:)) }
 
 extension SteppedSimulation {
-    /// The exact state (see ``SteppedSimulationState``).
-    public func state() -> SteppedSimulationState {
-        core.state(bars: bars, timestamps: timestamps, decider: decider)
+    /// The exact state (see ``SteppedSimulationState``). With `includingHistory` false the per-step curves and
+    /// the order and trade logs are left out (only their lengths and the last step's time are kept): a state of
+    /// a size independent of the number of steps, from which a simulation continues identically but needs
+    /// ``prependHistory(_:)`` before ``result()``. With `includingHistory` true the simulation must hold its
+    /// whole history (``hasFullHistory``).
+    public func state(includingHistory: Bool = true) -> SteppedSimulationState {
+        precondition(!includingHistory || hasFullHistory, "the simulation's history is not loaded")
+        var state = core.state(bars: bars, timestamps: includingHistory ? timestamps : [], decider: decider,
+                               includingHistory: includingHistory)
+        if !includingHistory && stepCount > 0 {
+            state.historyBase.steps = stepCount
+            state.historyBase.orders = orderCount
+            state.historyBase.trades = tradeCount
+            state.historyBase.lastStepTime = lastStepTime
+        }
+        return state
     }
 }
 
 extension SimulationCore {
-    borrowing func state(bars: PendingStepBars, timestamps: [Int64], decider: StreamingDecider) -> SteppedSimulationState {
+    borrowing func state(bars: PendingStepBars, timestamps: [Int64], decider: StreamingDecider,
+                         includingHistory: Bool) -> SteppedSimulationState {
+        let history = includingHistory
         return SteppedSimulationState(
             cash: self.cash.bitPattern, commissionsPaid: self.commissionsPaid.bitPattern, nextOrderID: self.nextOrderID,
             openCount: self.openCount, cursor: self.cursor.array, hasBar: self.hasBar.array, lastClose: bits(self.lastClose),
@@ -60,20 +80,22 @@ extension SimulationCore {
             pendingDecisionClose: bits(self.pendingDecisionClose), pendingStopPercent: bits(self.pendingStopPercent),
             pendingTargetPercent: bits(self.pendingTargetPercent), pendingAmount: bits(self.pendingAmount),
             barOpen: bits(bars.opens), barHigh: bits(bars.highs), barLow: bits(bars.lows), barClose: bits(bars.closes),
-            timestamps: timestamps, equity: bits(self.equityCurve.array), cashCurve: bits(self.cashCurve.array),
-            contributions: bits(self.contributions.array), exposed: self.exposed.array,
-            trades: self.trades.map {
+            timestamps: timestamps, equity: history ? bits(self.equityCurve.array) : [],
+            cashCurve: history ? bits(self.cashCurve.array) : [],
+            contributions: history ? bits(self.contributions.array) : [], exposed: history ? self.exposed.array : [],
+            trades: !history ? [] : self.trades.map {
                 .init(symbolIndex: $0.symbolIndex, entryStep: $0.entryStep, exitStep: $0.exitStep, entryBar: $0.entryBar,
                       exitBar: $0.exitBar, entryTime: $0.entryTime, exitTime: $0.exitTime,
                       entryPrice: $0.entryPrice.bitPattern, exitPrice: $0.exitPrice.bitPattern, shares: $0.shares.bitPattern,
                       pnl: $0.pnl.bitPattern, pnlPercent: $0.pnlPercent.bitPattern, commission: $0.commission.bitPattern,
                       exitReason: $0.exitReason)
             },
-            orders: self.orders.map {
+            orders: !history ? [] : self.orders.map {
                 .init(id: $0.id, symbol: $0.symbol, side: $0.side, reason: $0.reason, decidedStep: $0.decidedStep,
                       resolvedStep: $0.resolvedStep, rejection: $0.rejection, fillPrice: $0.fillPrice.bitPattern,
                       shares: $0.shares.bitPattern, commission: $0.commission.bitPattern)
             },
+            historyBase: HistoryBase(),
             signalStates: decider.signalStates, latestSignals: decider.latestSignals, rsiStates: decider.rsiStates,
             rsiValues: bits(decider.rsiValues), dcaLastPeriod: decider.dca?.lastPeriod ?? [])
     }
@@ -104,6 +126,13 @@ extension SteppedSimulation {
             throw BacktestError("the simulation state does not fit \(n) symbols and this strategy")
         }
         let steps = state.timestamps.count
+        let base = state.historyBase
+        let baseFits = base.steps == 0
+            ? base == HistoryBase()
+            : base.orders >= 0 && base.trades >= 0 && base.lastStepTime != nil
+        guard base.steps >= 0, baseFits else {
+            throw BacktestError("the simulation state's history counts are inconsistent")
+        }
         guard state.equity.count == steps, state.cashCurve.count == steps, state.contributions.count == steps,
               state.exposed.count == steps else {
             throw BacktestError("the simulation state's curves have different lengths")
@@ -145,6 +174,7 @@ extension SteppedSimulation {
         bars.lows.assign(doubles(state.barLow))
         bars.closes.assign(doubles(state.barClose))
         timestamps = state.timestamps
+        historyBase = state.historyBase
         core.equityCurve.replace(with: doubles(state.equity))
         core.cashCurve.replace(with: doubles(state.cashCurve))
         core.contributions.replace(with: doubles(state.contributions))

@@ -162,8 +162,13 @@ public final class SteppedSimulation {
     var core: SimulationCore
     var decider: StreamingDecider
     let bars: PendingStepBars
-    /// The times of the completed steps.
+    /// The times of the completed steps held in memory: steps ``historyBase``... (all of them unless the
+    /// simulation was restored from a state without history).
     public internal(set) var timestamps: [Int64] = []
+    /// Steps, order-log entries and closed trades before the history held in memory: 0 unless the simulation
+    /// was restored from a state taken without history (`state(includingHistory: false)`); see
+    /// ``hasFullHistory`` and ``prependHistory(_:)``.
+    public internal(set) var historyBase = HistoryBase()
 
     /// A flat account with the configuration's initial capital.
     ///
@@ -218,47 +223,129 @@ public final class SteppedSimulation {
     /// Processes the step being collected at `time` (after every step already processed), then starts an
     /// empty one.
     public func completeStep(time: Int64) {
-        let step = timestamps.count
+        let step = stepCount
         timestamps.append(time)
         core.step(step, time: time, bars: bars, strategy: &decider)
         for s in 0..<core.symbolCount { core.hasBar[s] = false }
     }
 
     /// Number of completed steps.
-    public var stepCount: Int { timestamps.count }
+    public var stepCount: Int { historyBase.steps + timestamps.count }
+
+    /// The time of the last completed step, `nil` before the first.
+    public var lastStepTime: Int64? { timestamps.last ?? historyBase.lastStepTime }
+
+    /// The time of completed step `step` (held in memory: `step >= historyBase.steps`).
+    public func timestamp(atStep step: Int) -> Int64 { timestamps[step - historyBase.steps] }
+
+    /// Whether the whole history (every step's time and curve points, the whole order and trade logs) is held:
+    /// ``result()`` needs it.
+    public var hasFullHistory: Bool { historyBase.steps == 0 }
 
     /// The symbol's latest signal (`nil` before its first bar, or when the model could not compute it).
     public func latestSignal(_ s: Int) -> Signal? { decider.latestSignals[s] }
 
-    /// The order log so far, in resolution order (`Backtest`'s `orders` is sorted by id).
+    /// The order log held in memory (entries ``HistoryBase/orders``... of the session's), in resolution order
+    /// (`Backtest`'s `orders` is sorted by id).
     public var orders: [OrderRecord] { core.orders }
-    /// The closed trades so far, in exit order.
+    /// Entry `i` of the order log (held in memory: `i >= historyBase.orders`).
+    public func order(_ i: Int) -> OrderRecord { core.orders[i - historyBase.orders] }
+    /// The closed trades held in memory (trades ``HistoryBase/trades``...), in exit order.
     public var trades: [ClosedTrade] { core.trades }
-    /// The equity (cash + positions at their last close) at the close of completed step `step`.
-    public func equity(atStep step: Int) -> Double { core.equityCurve[step] }
-    /// The cash at the close of completed step `step`.
-    public func cash(atStep step: Int) -> Double { core.cashCurve[step] }
-    /// The deposits made at completed step `step`.
-    public func contribution(atStep step: Int) -> Double { core.contributions[step] }
+    /// Number of closed trades.
+    public var tradeCount: Int { historyBase.trades + core.trades.count }
+    /// The equity (cash + positions at their last close) at the close of completed step `step` (held in memory).
+    public func equity(atStep step: Int) -> Double { core.equityCurve[step - historyBase.steps] }
+    /// The cash at the close of completed step `step` (held in memory).
+    public func cash(atStep step: Int) -> Double { core.cashCurve[step - historyBase.steps] }
+    /// The deposits made at completed step `step` (held in memory).
+    public func contribution(atStep step: Int) -> Double { core.contributions[step - historyBase.steps] }
     public var cash: Double { core.cash }
     public var openPositionCount: Int { core.openCount }
 
-    /// Number of entries of the order log (``orders``).
-    public var orderCount: Int { core.orders.count }
+    /// Number of entries of the order log.
+    public var orderCount: Int { historyBase.orders + core.orders.count }
 
     /// Number of order placements since the last ``discardPlacements()``.
     public var placementCount: Int { core.placements.count }
 
     /// Placement number `i` since the last ``discardPlacements()`` (oldest first).
-    public func placement(_ i: Int) -> OrderPlacement { core.placements[i] }
+    public func placement(_ i: Int) -> OrderPlacement {
+        var p = core.placements[i]
+        p.ordersResolvedBefore += historyBase.orders
+        return p
+    }
 
     /// Forgets the placements (keeping the buffer's capacity).
     public func discardPlacements() { core.placements.removeAll(keepingCapacity: true) }
 
     /// What `Backtest.run` returns on the completed steps' bars. Orders still pending are listed as the
     /// backtest lists them when its data ends: rejected with `no-bar-for-symbol` at the last step.
+    ///
+    /// Needs the whole history (``hasFullHistory``; restore it with ``prependHistory(_:)``): a simulation without
+    /// it stops with a precondition failure rather than return a partial result.
     public func result() -> BacktestResult {
+        precondition(hasFullHistory, "the simulation's history before step \(historyBase.steps) is not loaded")
         let extra = timestamps.isEmpty ? [] : core.pendingRejections(lastStep: timestamps.count - 1)
         return core.result(strategyName: strategy.name, timestamps: timestamps, extraOrders: extra)
+    }
+
+    /// Reserves room for `steps` more completed steps, `orders` more order-log entries and `trades` more closed
+    /// trades, so that the per-step history grows without allocating until then (a session that knows its
+    /// expected length steps allocation-free; the growth is otherwise geometric, amortized O(1)).
+    public func reserveCapacity(steps: Int, orders: Int, trades: Int) {
+        timestamps.reserveCapacity(timestamps.count + steps)
+        core.equityCurve.reserve(core.equityCurve.count + steps)
+        core.cashCurve.reserve(core.cashCurve.count + steps)
+        core.contributions.reserve(core.contributions.count + steps)
+        core.exposed.reserve(core.exposed.count + steps)
+        core.orders.reserveCapacity(core.orders.count + orders)
+        core.trades.reserveCapacity(core.trades.count + trades)
+    }
+
+    /// Puts back the history before ``historyBase``: `prefix` is a simulation with the same configuration,
+    /// strategy, symbols and signal model, holding its whole history, fed exactly the steps this one's state was
+    /// taken after (the caller checks the states match, e.g. by comparing `state(includingHistory: false)`).
+    ///
+    /// - Throws: `BacktestError` when `prefix` lacks history, or its step, order and trade counts are not this
+    ///   simulation's ``historyBase``.
+    public func prependHistory(_ prefix: SteppedSimulation) throws {
+        if hasFullHistory { return }
+        guard prefix.hasFullHistory, prefix.stepCount == historyBase.steps, prefix.orderCount == historyBase.orders,
+              prefix.tradeCount == historyBase.trades, prefix.lastStepTime == historyBase.lastStepTime else {
+            throw BacktestError(
+                "the history given has \(prefix.stepCount) steps, \(prefix.orderCount) orders and \(prefix.tradeCount) trades; expected \(historyBase.steps), \(historyBase.orders) and \(historyBase.trades)")
+        }
+        timestamps = prefix.timestamps + timestamps
+        core.equityCurve.replace(with: prefix.core.equityCurve.array + core.equityCurve.array)
+        core.cashCurve.replace(with: prefix.core.cashCurve.array + core.cashCurve.array)
+        core.contributions.replace(with: prefix.core.contributions.array + core.contributions.array)
+        core.exposed.replace(with: prefix.core.exposed.array + core.exposed.array)
+        core.orders = prefix.core.orders + core.orders
+        core.trades = prefix.core.trades + core.trades
+        historyBase = HistoryBase()
+    }
+}
+
+/// What a ``SteppedSimulation`` restored without history does not hold: its first `steps` completed steps
+/// (the last of them at `lastStepTime`), order-log entries and closed trades.
+public struct HistoryBase: Sendable, Codable, Equatable {
+    /// Completed steps not held (their times and curve points).
+    public var steps = 0
+    /// Order-log entries not held.
+    public var orders = 0
+    /// Closed trades not held.
+    public var trades = 0
+    /// The time of the last step not held (`nil` when `steps` is 0).
+    public var lastStepTime: Int64?
+
+    /// Nothing left out.
+    public init() {}
+}
+
+extension Curve {
+    /// Grows the capacity to at least `n` elements.
+    mutating func reserve(_ n: Int) {
+        while capacity < n { grow() }
     }
 }

@@ -4,25 +4,35 @@ import Sentio
 import SentioAPI
 import SentioLive
 
-/// `sentio live bench`: measurements of the journaled session (not a test; numbers for the Journal article).
+/// `sentio live bench`: measurements of the live engine (not a test; numbers for the Journal and LiveSessions
+/// articles).
 ///
-/// 1. Replay throughput: a generated market fed in timeline order through ``JournaledLiveSession`` into a fresh
-///    store, one group commit per `--batch` bars (as `sentio live` commits one read chunk), events encoded as the
+/// 1. `throughput`: a generated market fed in timeline order through ``JournaledLiveSession`` into a fresh store,
+///    one group commit per `--batch` bars (as `sentio live` commits one read chunk), events encoded as the
 ///    command encodes them for its output. With `--journal-only` the engine is left out (the store's cost alone).
-/// 2. Bar-to-durable acknowledgement: one bar per commit (a feed of one bar per symbol per second never has two
-///    bars waiting), time from handing the bar over to the commit returning; p50/p99/p99.9.
-/// 3. Restart: the store left as a killed process leaves it (no final snapshot, the longest tail: the last
-///    snapshot is `--snapshot-interval - 1` inputs back), then the time to open it and rebuild the session.
+/// 2. `restart`: the store left as a killed process leaves it (no final snapshot, the longest tail: the last
+///    snapshot is up to `--snapshot-interval - 1` inputs back), then the time to open it and rebuild the session
+///    (open + load snapshot + replay tail: ready to ingest).
+/// 3. `ack`: bar-to-durable acknowledgement: one bar per commit (a feed of one bar per symbol per second never has
+///    two bars waiting), time from handing the bar over to its events being encoded after the commit; p50/p99/p99.9.
+///    With `--paced` the bars arrive at one bar per symbol per second (evenly spread), as such a feed delivers them.
+/// 4. `step`: the in-memory step for the whole universe (signals + portfolio, no store, no events built), time per
+///    completed step; p50/p99/p99.9.
 struct LiveBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure the journaled session: replay throughput, durable-acknowledgement latency, restart time.",
+        abstract: "Measure the live engine: replay throughput, restart time, durable-acknowledgement latency, step latency.",
         discussion: """
-            Generates a minute-bar market, feeds it in timeline order through a journaled session in a fresh \
-            store (one group commit per --batch bars), restarts it as a killed process leaves it (the longest tail \
-            since the newest snapshot), then times single-bar commits. Prints wall-clock and CPU figures.
+            Generates a minute-bar market and runs the parts asked for (--part, all by default). throughput: feeds it in timeline order through a journaled session in a fresh store (one group commit per --batch bars). restart: reopens that store as a killed process leaves it (the longest tail since the newest snapshot) and times open + snapshot + replay until the session is ready; with --part restart and --directory holding a store from an earlier run, only the restart is timed. ack: times single-bar commits. step: times the in-memory step of all symbols. Prints wall-clock and CPU figures.
             """
     )
+
+    enum Part: String, ExpressibleByArgument, CaseIterable {
+        case all, throughput, restart, ack, step
+    }
+
+    @Option(help: ArgumentHelp("What to measure: all, throughput, restart, ack or step.", valueName: "PART"))
+    var part: Part = .all
 
     @Option(help: ArgumentHelp("Symbols of the generated market (1 to 12).", valueName: "N"))
     var symbols: Int = 12
@@ -42,13 +52,19 @@ struct LiveBenchCommand: ParsableCommand {
     @Option(name: .customLong("ack-samples"), help: ArgumentHelp("Single-bar commits timed for the latency figures.", valueName: "N"))
     var ackSamples: Int = 2_000
 
+    @Flag(help: "ack: deliver one bar per symbol per second, evenly spread (real time), instead of back to back.")
+    var paced = false
+
+    @Option(name: .customLong("warmup-steps"), help: ArgumentHelp("step: steps fed before timing starts.", valueName: "N"))
+    var warmupSteps: Int = 400
+
     @Flag(name: .customLong("journal-only"), help: "Time the store alone (no engine).")
     var journalOnly = false
 
     @Flag(name: .customLong("no-publish"), help: "Do not encode the published events (signal updates, equity marks...) as the command does for its output; journaled events are encoded either way.")
     var noPublish = false
 
-    @Option(help: ArgumentHelp("Directory for the benchmark's store files (default: a temporary directory).", valueName: "DIR"))
+    @Option(help: ArgumentHelp("Directory for the benchmark's store files, kept after the run (default: a temporary directory, removed).", valueName: "DIR"))
     var directory: String?
 
     func validate() throws {
@@ -57,85 +73,129 @@ struct LiveBenchCommand: ParsableCommand {
         if batch < 1 { throw ValidationError("--batch must be at least 1, got \(batch)") }
         if snapshotInterval < 1 { throw ValidationError("--snapshot-interval must be at least 1, got \(snapshotInterval)") }
         if ackSamples < 1 { throw ValidationError("--ack-samples must be at least 1, got \(ackSamples)") }
+        if warmupSteps < 0 { throw ValidationError("--warmup-steps must be at least 0, got \(warmupSteps)") }
+        if part == .step && bars <= warmupSteps {
+            throw ValidationError("--bars (\(bars)) must exceed --warmup-steps (\(warmupSteps)) for the step part")
+        }
     }
 
+    func wants(_ p: Part) -> Bool { part == .all || part == p }
+
     func run() throws {
-        let level = synchronous
+        let dir = directory ?? NSTemporaryDirectory() + "sentio-live-bench-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let path = dir + "/throughput.sqlite"
+        let reuse = part == .restart && directory != nil && FileManager.default.fileExists(atPath: path)
         let config = MarketConfig(
-            symbols: MarketConfig.firstSymbols(symbols), bars: bars, frequency: .minute, seed: 7,
+            symbols: MarketConfig.firstSymbols(symbols), bars: reuse ? 1 : bars, frequency: .minute, seed: 7,
             start: CivilDate(iso: "2020-01-02")!)
         let market = try MarketGenerator(config: config).generate()
         let universe = market.map(\.symbol)
-        var feed: [FeedBar] = []
-        feed.reserveCapacity(market.count * bars)
-        for i in 0..<bars { for s in market { feed.append(FeedBar(symbol: s.symbol, bar: s[bar: i])) } }
-        let dir = directory ?? NSTemporaryDirectory() + "sentio-live-bench-\(getpid())"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let setup = LiveSessionSetup(
             configuration: LiveConfiguration(
                 strategy: .sentio,
                 backtest: BacktestConfiguration(sizing: .equalWeight(maxPositions: universe.count))),
             universe: universe)
-        print("market: \(universe.count) symbols × \(bars) minute bars = \(feed.count) bars; synchronous=\(level.rawValue); batch \(batch); snapshot every \(snapshotInterval) inputs")
+        print("market: \(universe.count) symbols × \(bars) minute bars = \(universe.count * bars) bars; synchronous=\(synchronous.rawValue); batch \(batch); snapshot every \(snapshotInterval) inputs")
+        if wants(.throughput) || (wants(.restart) && !reuse) { try throughput(market: market, setup: setup, path: path) }
+        if wants(.restart) && !journalOnly { try restart(setup: setup, path: path) }
+        if wants(.ack) { try acknowledgement(market: market, setup: setup, path: dir + "/ack.sqlite") }
+        if wants(.step) { try stepLatency(market: market, setup: setup) }
+        if directory == nil { try? FileManager.default.removeItem(atPath: dir) }
+    }
 
-        // 1. Throughput.
-        let path = dir + "/throughput.sqlite"
-        try? FileManager.default.removeItem(atPath: path)
+    /// 1. Replay throughput, leaving the store as a killed process leaves it.
+    func throughput(market: [OHLCVSeries], setup: LiveSessionSetup, path: String) throws {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let clock = ContinuousClock()
         var output = 0
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 20)
+        let count = market.count * bars
         let started = clock.now
         let cpuStarted = Self.cpuSeconds()
         if journalOnly {
-            let journal = try LiveJournal(database: try SentioDatabase(path: path), synchronous: level)
+            let journal = try LiveJournal(database: try SentioDatabase(path: path), synchronous: synchronous)
             var pending = LiveJournalBatch()
-            for (k, item) in feed.enumerated() {
-                pending.append(.bar(symbol: item.symbol, bar: item.bar))
-                if (k + 1) % batch == 0 { try journal.commit(&pending) }
+            var k = 0
+            for i in 0..<bars {
+                for s in market {
+                    pending.append(.bar(symbol: s.symbol, bar: s[bar: i]))
+                    k += 1
+                    if k % batch == 0 { try journal.commit(&pending) }
+                }
             }
             try journal.commit(&pending)
         } else {
             let live = try JournaledLiveSession(
-                database: try SentioDatabase(path: path), setup: setup, synchronous: level,
+                database: try SentioDatabase(path: path), setup: setup, synchronous: synchronous,
                 snapshotInterval: snapshotInterval)
-            for (k, item) in feed.enumerated() {
-                try live.ingest(item)
-                if (k + 1) % batch == 0 {
-                    let events = try live.commit()
-                    if !noPublish { for event in events { output += try APIJSON.encodeLine(event).utf8.count } }
+            var k = 0
+            func publish(_ events: [LiveEvent]) throws {
+                if noPublish { return }
+                for event in events { try LiveEventJSON.appendLine(event, to: &buffer) }
+                output += buffer.count
+                buffer.removeAll(keepingCapacity: true)
+            }
+            for i in 0..<bars {
+                for s in market {
+                    try live.ingest(FeedBar(symbol: s.symbol, bar: s[bar: i]))
+                    k += 1
+                    if k % batch == 0 { try publish(try live.commit()) }
                 }
             }
-            // Killed here: no finish(), so the restart below replays the longest tail since the last snapshot.
-            let events = try live.commit()
-            if !noPublish { for event in events { output += try APIJSON.encodeLine(event).utf8.count } }
+            // Killed here: no finish(), so the restart replays the longest tail since the last snapshot.
+            try publish(try live.commit())
         }
         let seconds = Self.seconds(clock.now - started)
         let cpu = Self.cpuSeconds() - cpuStarted
-        print(String(format: "throughput: %.0f bars/s wall (%d bars in %.2f s), %.0f bars per CPU-second (user+sys %.2f s; the machine's other load does not count); %d bytes of events encoded", Double(feed.count) / seconds, feed.count, seconds, Double(feed.count) / cpu, cpu, output))
+        print(String(format: "throughput: %.0f bars/s wall (%d bars in %.2f s), %.0f bars per CPU-second (user+sys %.2f s; the machine's other load does not count); %d bytes of events encoded", Double(count) / seconds, count, seconds, Double(count) / cpu, cpu, output))
+    }
 
-        // 2. Restart.
-        if !journalOnly {
-            var restarts: [Double] = []
-            var restartCPU: [Double] = []
-            for _ in 0..<3 {
-                let t0 = clock.now
-                let c0 = Self.cpuSeconds()
-                let live = try JournaledLiveSession(database: try SentioDatabase(path: path), setup: setup, synchronous: level)
-                restarts.append(Self.seconds(clock.now - t0))
-                restartCPU.append(Self.cpuSeconds() - c0)
-                if restarts.count == 1 { print("restart replayed \(live.replayedInputs) inputs after the newest snapshot") }
+    /// 2. Restart: open + load snapshot + replay tail, best of 3.
+    func restart(setup: LiveSessionSetup, path: String) throws {
+        let clock = ContinuousClock()
+        var restarts: [Double] = []
+        var restartCPU: [Double] = []
+        for _ in 0..<3 {
+            let t0 = clock.now
+            let c0 = Self.cpuSeconds()
+            let live = try JournaledLiveSession(database: try SentioDatabase(path: path), setup: setup, synchronous: synchronous)
+            restarts.append(Self.seconds(clock.now - t0))
+            restartCPU.append(Self.cpuSeconds() - c0)
+            if restarts.count == 1 {
+                let snapshot = try live.journal.latestSnapshot()
+                print("restart: \(live.session.completedSteps) steps, \(live.journal.lastInputSeq) inputs journaled; snapshot \(snapshot?.state.count ?? 0) bytes; replayed \(live.replayedInputs) inputs after it")
             }
-            print(String(format: "restart (open store + load snapshot + replay tail), best of 3: %.3f s wall, %.3f s CPU (all wall: %@)", restarts.min()!, restartCPU.min()!, restarts.map { String(format: "%.3f", $0) }.joined(separator: ", ")))
         }
+        print(String(format: "restart (open store + load snapshot + replay tail, ready to ingest), best of 3: %.3f s wall, %.3f s CPU (all wall: %@)", restarts.min()!, restartCPU.min()!, restarts.map { String(format: "%.3f", $0) }.joined(separator: ", ")))
+    }
 
-        // 3. Acknowledgement latency: one bar per commit.
-        let ackPath = dir + "/ack.sqlite"
-        try? FileManager.default.removeItem(atPath: ackPath)
+    /// 3. Acknowledgement latency: one bar per commit.
+    func acknowledgement(market: [OHLCVSeries], setup: LiveSessionSetup, path: String) throws {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let clock = ContinuousClock()
         var latencies: [Double] = []
         latencies.reserveCapacity(ackSamples)
+        var feed: [FeedBar] = []
+        outer: for i in 0..<bars {
+            for s in market {
+                if feed.count == ackSamples { break outer }
+                feed.append(FeedBar(symbol: s.symbol, bar: s[bar: i]))
+            }
+        }
+        let spacing = Duration.seconds(1) / market.count  // one bar per symbol per second
+        var due = clock.now
+        func wait(until instant: ContinuousClock.Instant) {
+            let left = instant - clock.now
+            if left > .zero { Thread.sleep(forTimeInterval: Self.seconds(left)) }
+        }
+        var buffer: [UInt8] = []
         if journalOnly {
-            let journal = try LiveJournal(database: try SentioDatabase(path: ackPath), synchronous: level)
+            let journal = try LiveJournal(database: try SentioDatabase(path: path), synchronous: synchronous)
             var pending = LiveJournalBatch()
-            for item in feed.prefix(ackSamples) {
+            for item in feed {
+                if paced { wait(until: due); due += spacing }
                 let t0 = clock.now
                 pending.append(.bar(symbol: item.symbol, bar: item.bar))
                 try journal.commit(&pending)
@@ -143,19 +203,45 @@ struct LiveBenchCommand: ParsableCommand {
             }
         } else {
             let live = try JournaledLiveSession(
-                database: try SentioDatabase(path: ackPath), setup: setup, synchronous: level,
+                database: try SentioDatabase(path: path), setup: setup, synchronous: synchronous,
                 snapshotInterval: snapshotInterval)
-            for item in feed.prefix(ackSamples) {
+            for item in feed {
+                if paced { wait(until: due); due += spacing }
                 let t0 = clock.now
                 try live.ingest(item)
-                for event in try live.commit() { output += try APIJSON.encodeLine(event).utf8.count }
+                for event in try live.commit() { try LiveEventJSON.appendLine(event, to: &buffer) }
                 latencies.append(Self.seconds(clock.now - t0))
+                buffer.removeAll(keepingCapacity: true)
             }
         }
         latencies.sort()
         func quantile(_ q: Double) -> Double { latencies[min(latencies.count - 1, Int(q * Double(latencies.count)))] * 1e3 }
-        print(String(format: "bar-to-durable ack (one bar per commit, %d samples): p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms", latencies.count, quantile(0.5), quantile(0.99), quantile(0.999), latencies.last! * 1e3))
-        if directory == nil { try? FileManager.default.removeItem(atPath: dir) }
+        let pacing = paced ? "paced at one bar per symbol per second (\(market.count) bars/s)" : "back to back"
+        print(String(format: "bar-to-durable ack (one bar per commit, %@, %d samples): p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms", pacing, latencies.count, quantile(0.5), quantile(0.99), quantile(0.999), latencies.last! * 1e3))
+    }
+
+    /// 4. The in-memory step: every symbol's bar of one timestamp through `LiveSession.process` (the last one
+    /// completes the step), events discarded.
+    func stepLatency(market: [OHLCVSeries], setup: LiveSessionSetup) throws {
+        let session = try LiveSession(configuration: setup.configuration, universe: setup.universe)
+        session.reserveCapacity(steps: bars, orders: 4 * bars, trades: 2 * bars)
+        let feed: [[LiveBar]] = (0..<bars).map { i in market.map { LiveBar(symbol: $0.symbol, bar: $0[bar: i]) } }
+        var samples: [UInt64] = []
+        samples.reserveCapacity(bars)
+        var completed = 0
+        for (i, step) in feed.enumerated() {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            for bar in step {
+                if case .accepted(let c) = session.process(bar) { completed += c }
+            }
+            session.discardEvents()
+            let t1 = DispatchTime.now().uptimeNanoseconds
+            if i >= warmupSteps { samples.append(t1 - t0) }
+        }
+        samples.sort()
+        func quantile(_ q: Double) -> Double { Double(samples[min(samples.count - 1, Int(q * Double(samples.count)))]) / 1e3 }
+        let perBar = Double(samples.reduce(0, +)) / Double(samples.count * market.count) / 1e3
+        print(String(format: "in-memory step (%d symbols, sentio strategy, %d timed steps after %d warm-up, %d completed): p50 %.2f µs, p99 %.2f µs, p99.9 %.2f µs, max %.2f µs per step; mean %.3f µs per bar", market.count, samples.count, warmupSteps, completed, quantile(0.5), quantile(0.99), quantile(0.999), Double(samples.last!) / 1e3, perBar))
     }
 
     /// User + system CPU time of this process so far.

@@ -1,15 +1,18 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioLive
 
-/// `sentio-dev allocations`: heap allocations per update of the streaming signal engine, counted by glibc's
-/// malloc hooks in a child run of this command with `libc_malloc_debug.so.0` preloaded.
+/// `sentio-dev allocations`: heap allocations per update of the streaming signal engine, or per bar of a live
+/// session's in-memory step (`--engine live`), counted by glibc's malloc hooks in a child run of this command
+/// with `libc_malloc_debug.so.0` preloaded.
 struct AllocationsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "allocations",
-        abstract: "Count heap allocations per signal-engine update (glibc malloc hooks).",
+        abstract: "Count heap allocations per signal-engine update or live-session bar (glibc malloc hooks).",
         discussion: """
             Builds one streaming signal-model state per symbol (default model parameters), feeds --warmup bars per symbol, then counts every malloc/calloc/realloc/memalign-family call during the further symbol-bar updates, bars fed tick by tick across symbols, as `sentio bench signals` times them.
+            With --engine live the same bars go through a live paper-trading session instead (SentioLive's LiveSession.process: the signal model of every symbol and the portfolio step of each completed timestamp, sentio strategy, equal-weight sizing, events discarded), its history reserved for the bars to come (LiveSession.reserveCapacity; --no-reserve leaves the geometric growth of the equity curve and the order and trade logs in the count).
             Counting needs glibc's allocation hooks, which work only with libc_malloc_debug.so.0 preloaded: the command re-runs itself in a child process with LD_PRELOAD set and counts there. Exit code 2 when the library is missing or the hooks do not fire (a probe allocation must be counted).
             JSON keys: symbols, bars, updates, allocations, allocationsPerUpdate.
             """
@@ -34,6 +37,14 @@ struct AllocationsCommand: ParsableCommand {
     var format: Format = .text
 
     enum Format: String, ExpressibleByArgument { case text, json }
+
+    @Option(help: ArgumentHelp("What to count: signals (the signal engine's updates) or live (a live session's bars).", valueName: "signals|live"))
+    var engine: Engine = .signals
+
+    enum Engine: String, ExpressibleByArgument { case signals, live }
+
+    @Flag(name: .customLong("no-reserve"), help: "With --engine live: do not reserve the session's history before counting.")
+    var noReserve = false
 
     func validate() throws {
         guard (1...12).contains(count) else { throw ValidationError("--count must be in 1...12, got \(count)") }
@@ -61,7 +72,10 @@ struct AllocationsCommand: ParsableCommand {
                 }
                 """)
         case .text:
-            print("allocations per update: \(perUpdate) (\(counted.count) malloc-family calls in \(counted.updates) updates after warm-up, \(counted.symbols) symbols x \(counted.bars) bars, counted by glibc's allocation hooks in a child run with libc_malloc_debug preloaded)")
+            let what = engine == .live
+                ? "live-session bars (LiveSession.process, \(noReserve ? "history not reserved" : "history reserved"))"
+                : "updates"
+            print("allocations per update: \(perUpdate) (\(counted.count) malloc-family calls in \(counted.updates) \(what) after warm-up, \(counted.symbols) symbols x \(counted.bars) bars, counted by glibc's allocation hooks in a child run with libc_malloc_debug preloaded)")
         }
     }
 
@@ -111,6 +125,7 @@ struct AllocationsCommand: ParsableCommand {
     /// In the counting child: the warm-up, then the updates with the malloc hooks installed. Prints
     /// `allocations COUNT UPDATES SYMBOLS BARS`, or `unavailable REASON`.
     func countAllocations(config: SignalModelConfig) throws -> String {
+        if engine == .live { return try countLiveAllocations(config: config) }
         let (series, barCount, warm) = try prepare(config: config)
         let feeds: [[Bar]] = series.map { s in (0..<barCount).map { s[bar: $0] } }
         var engine = try SignalEngine(config: config)
@@ -131,5 +146,46 @@ struct AllocationsCommand: ParsableCommand {
         withExtendedLifetime(probe) {}
         guard probeCount > 0 else { return "unavailable hooks-not-live" }
         return "allocations \(count) \((barCount - warm) * feeds.count) \(feeds.count) \(barCount)"
+    }
+}
+
+extension AllocationsCommand {
+    /// `--engine live` in the counting child: a live session (sentio strategy, equal weight over the symbols)
+    /// fed the bars timestamp by timestamp; the warm-up, then the counted bars. Same output as
+    /// ``countAllocations(config:)``.
+    func countLiveAllocations(config: SignalModelConfig) throws -> String {
+        let (series, barCount, warm) = try prepare(config: config)
+        let bars: [[LiveBar]] = (0..<barCount).map { i in series.map { LiveBar(symbol: $0.symbol, bar: $0[bar: i]) } }
+        let session = try LiveSession(
+            configuration: LiveConfiguration(
+                strategy: .sentio, backtest: BacktestConfiguration(sizing: .equalWeight(maxPositions: series.count)),
+                signalModel: config),
+            universe: series.map(\.symbol))
+        var accepted = 0
+        for step in bars[..<warm] {
+            for bar in step { if case .accepted = session.process(bar) { accepted += 1 } }
+            session.discardEvents()
+        }
+        // The history grows by one step per timestamp and by the orders and trades of the run: at most two
+        // orders (an entry and an exit) and one trade per symbol-bar.
+        let remaining = barCount - warm
+        if !noReserve { session.reserveCapacity(steps: remaining, orders: 2 * remaining * series.count, trades: remaining * series.count) }
+        mallocCount = 0
+        guard let hooks = MallocCounter.install() else { return "unavailable hooks-not-found" }
+        let probe = [Double](repeating: Double(accepted), count: 64 + (barCount & 1))
+        let probeCount = mallocCount
+        mallocCount = 0
+        for step in bars[warm...] {
+            for bar in step { if case .accepted = session.process(bar) { accepted += 1 } }
+            session.discardEvents()
+        }
+        let count = mallocCount
+        MallocCounter.uninstall(hooks)
+        withExtendedLifetime(probe) {}
+        guard probeCount > 0 else { return "unavailable hooks-not-live" }
+        guard accepted == barCount * series.count else {
+            throw DevUsageError("the session accepted \(accepted) of \(barCount * series.count) bars")
+        }
+        return "allocations \(count) \(remaining * series.count) \(series.count) \(barCount)"
     }
 }

@@ -66,7 +66,12 @@ public enum LiveJournalError: UserInputError, Equatable {
 /// Restart (``init(database:setup:reset:synchronous:snapshotInterval:)``): the newest snapshot, then the inputs
 /// journaled after it, replayed through the session without publishing (their events were journaled and
 /// published before). A snapshot is taken at the first commit after every `snapshotInterval` inputs, and at
-/// ``finish()``.
+/// ``finish()``. Snapshots are compact (``LiveSession/compactSnapshot()``: no equity curve, order or trade log),
+/// so a restart costs the same however long the session ran; the history before the snapshot is rebuilt only
+/// when something asks for it (``LiveSession/result()``, the portfolio, the trade history, a full
+/// ``LiveSession/snapshot()``), by replaying the journaled inputs the snapshot covers into a new session and
+/// checking that it reproduces the snapshot byte for byte. A snapshot of an older format is ignored (the inputs
+/// are replayed from the start, as without a snapshot).
 public final class JournaledLiveSession {
     /// The default snapshot interval, in inputs. Chosen by measurement (see the store's Journal article): restart
     /// replays at most this many inputs plus loading one snapshot.
@@ -91,8 +96,10 @@ public final class JournaledLiveSession {
     private var batch = LiveJournalBatch()
     private var output: [LiveEvent] = []
     private var inputsSinceSnapshot = 0
-    /// The latest accepted timestamp per symbol (committed or in the open batch); filled lazily from the journal.
-    private var lastAccepted: [String: Int64] = [:]
+    /// The latest accepted bar per symbol (committed or in the open batch); filled lazily from the journal. A
+    /// re-sent copy of it (the common re-send: a downloader rewriting its last row) is told from a conflicting
+    /// bar without reading the store.
+    private var lastAccepted: [String: Bar] = [:]
     /// The latest input applied to the session (replayed, or accepted into the open batch).
     private var appliedInputSeq: Int64 = 0
 
@@ -149,15 +156,31 @@ public final class JournaledLiveSession {
             session = try LiveSession(configuration: chosen.configuration, universe: chosen.universe)
             try journal.start(configurationJSON: try APIJSON.encode(chosen), resetting: reset)
             try replay(after: 0, journaling: true)
-        } else if let snapshot = try journal.latestSnapshot() {
+        } else if let snapshot = try journal.latestSnapshot(),
+                  LiveSnapshot.version(ofEncoded: [UInt8](snapshot.state)) == LiveSnapshot.currentVersion {
             do {
                 session = try LiveSession(snapshot: try LiveSnapshot(encoded: [UInt8](snapshot.state)))
             } catch {
                 throw LiveJournalError.damaged(
                     path: database.path, detail: "its snapshot after input \(snapshot.inputSeq) cannot be read (\(error))")
             }
+            if !session.hasFullHistory {
+                // The history before the snapshot (equity curve, order and trade logs) is rebuilt only when asked
+                // for (`live show`, the server): a replay of the journaled inputs the snapshot covers.
+                let covered = snapshot.inputSeq, path = database.path
+                session.historyProvider = { [journal, chosen] in
+                    let prefix = try LiveSession(configuration: chosen.configuration, universe: chosen.universe)
+                    try journal.forEachInput(after: 0, through: covered) { inputSeq, input in
+                        try Self.apply(input, seq: inputSeq, to: prefix, path: path)
+                        prefix.discardEvents()
+                    }
+                    return prefix
+                }
+            }
             try replay(after: snapshot.inputSeq, journaling: false)
         } else {
+            // No snapshot, or one of an older format (a replay of every input rebuilds the state, and the next
+            // commit journals a snapshot of this build's format).
             session = try LiveSession(configuration: chosen.configuration, universe: chosen.universe)
             try replay(after: 0, journaling: false)
         }
@@ -171,23 +194,23 @@ public final class JournaledLiveSession {
         try journal.forEachInput(after: seq) { inputSeq, input in
             count += 1
             appliedInputSeq = inputSeq
-            switch input {
-            case .bar(let symbol, let bar):
-                let outcome = session.process(
-                    LiveBar(
-                        symbol: symbol, timestamp: bar.timestamp, open: bar.open, high: bar.high, low: bar.low,
-                        close: bar.close, volume: bar.volume))
-                lastAccepted[symbol] = max(lastAccepted[symbol] ?? .min, bar.timestamp)
-                if !journaling, outcome != .accepted(completedSteps: 0), outcome != .accepted(completedSteps: 1) {
-                    throw LiveJournalError.damaged(
-                        path: path, detail: "journaled input \(inputSeq) (\(symbol) bar) was not accepted on replay (\(outcome))")
+            if case .bar(let symbol, let bar) = input {
+                if bar.timestamp >= lastAccepted[symbol]?.timestamp ?? .min { lastAccepted[symbol] = bar }
+            }
+            if journaling {
+                // A reset: the inputs were accepted under another configuration; under this one they go through
+                // the session as they are (a bar is accepted; a journaled step close closes the pending step).
+                switch input {
+                case .bar(let symbol, let bar):
+                    _ = session.process(
+                        LiveBar(
+                            symbol: symbol, timestamp: bar.timestamp, open: bar.open, high: bar.high, low: bar.low,
+                            close: bar.close, volume: bar.volume))
+                case .stepClosed:
+                    session.closePendingStep()
                 }
-            case .stepClosed(let timestamp):
-                if !journaling, session.pendingStepTime != timestamp {
-                    throw LiveJournalError.damaged(
-                        path: path, detail: "journaled input \(inputSeq) closes step \(iso8601(epochSeconds: timestamp)) but no such step is pending on replay")
-                }
-                if session.pendingStepTime != nil { _ = session.closeStep() }
+            } else {
+                try Self.apply(input, seq: inputSeq, to: session, path: path)
             }
             if journaling {
                 for event in session.takeEvents() where Self.isJournaled(event) {
@@ -195,7 +218,7 @@ public final class JournaledLiveSession {
                 }
                 inputsSinceSnapshot += 1
                 if inputsSinceSnapshot >= snapshotInterval {
-                    batch.setSnapshot(Data(try session.snapshot().encoded()), coveringInput: inputSeq)
+                    batch.setSnapshot(Data(try session.compactSnapshot().encoded()), coveringInput: inputSeq)
                     inputsSinceSnapshot = 0
                 }
                 if batch.eventCount >= 10_000 || batch.hasSnapshot { try journal.commit(&batch) }
@@ -209,6 +232,29 @@ public final class JournaledLiveSession {
         if !journaling { inputsSinceSnapshot = count }
     }
 
+    /// Replays one journaled input through `session` (events are left in it), checking that it is accepted as
+    /// it was when journaled.
+    ///
+    /// - Throws: ``LiveJournalError/damaged(path:detail:)`` when it is not.
+    static func apply(_ input: LiveJournalInput, seq inputSeq: Int64, to session: LiveSession, path: String) throws {
+        switch input {
+        case .bar(let symbol, let bar):
+            let outcome = session.process(
+                LiveBar(
+                    symbol: symbol, timestamp: bar.timestamp, open: bar.open, high: bar.high, low: bar.low,
+                    close: bar.close, volume: bar.volume))
+            if case .accepted(let completed) = outcome, completed <= 1 { return }
+            throw LiveJournalError.damaged(
+                path: path, detail: "journaled input \(inputSeq) (\(symbol) bar) was not accepted on replay (\(outcome))")
+        case .stepClosed(let timestamp):
+            guard session.pendingStepTime == timestamp else {
+                throw LiveJournalError.damaged(
+                    path: path, detail: "journaled input \(inputSeq) closes step \(iso8601(epochSeconds: timestamp)) but no such step is pending on replay")
+            }
+            session.closePendingStep()
+        }
+    }
+
     /// Orders, fills and rejections are journaled; signal updates and equity marks follow from the bars.
     static func isJournaled(_ event: LiveEvent) -> Bool {
         switch event {
@@ -220,11 +266,12 @@ public final class JournaledLiveSession {
     /// The sequence number the next accepted input gets.
     private var nextInputSeq: Int64 { journal.lastInputSeq + Int64(batch.inputCount) + 1 }
 
-    private func lastAcceptedTimestamp(_ symbol: String) -> Int64? {
-        if let t = lastAccepted[symbol] { return t }
-        let t = journal.lastTimestamp(symbol: symbol)
-        if let t { lastAccepted[symbol] = t }
-        return t
+    private func lastAcceptedBar(_ symbol: String) throws -> Bar? {
+        if let b = lastAccepted[symbol] { return b }
+        guard let t = journal.lastTimestamp(symbol: symbol), let b = try journal.storedBar(symbol: symbol, timestamp: t)
+        else { return nil }
+        lastAccepted[symbol] = b
+        return b
     }
 
     private func record(_ events: [LiveEvent], line: Int?) throws {
@@ -246,9 +293,11 @@ public final class JournaledLiveSession {
     /// - Throws: `StoreError` when the journal cannot be read, `APIEncodingError` if an event cannot be encoded.
     public func ingest(_ feedBar: FeedBar, line: Int? = nil) throws {
         let symbol = feedBar.symbol, bar = feedBar.bar
-        if let last = lastAcceptedTimestamp(symbol), bar.timestamp <= last {
-            let existing = try batch.pendingBar(symbol: symbol, timestamp: bar.timestamp)
-                ?? journal.storedBar(symbol: symbol, timestamp: bar.timestamp)
+        if let last = try lastAcceptedBar(symbol), bar.timestamp <= last.timestamp {
+            let existing = bar.timestamp == last.timestamp
+                ? last
+                : try batch.pendingBar(symbol: symbol, timestamp: bar.timestamp)
+                    ?? journal.storedBar(symbol: symbol, timestamp: bar.timestamp)
             if let existing {
                 if existing == bar {  // a duplicate: a no-op
                     counts.duplicates += 1
@@ -278,7 +327,7 @@ public final class JournaledLiveSession {
         if case .accepted = outcome {
             batch.append(.bar(symbol: symbol, bar: bar))
             appliedInputSeq = nextInputSeq - 1
-            lastAccepted[symbol] = max(lastAccepted[symbol] ?? .min, bar.timestamp)
+            lastAccepted[symbol] = bar
             inputsSinceSnapshot += 1
         }
         try record(session.takeEvents(), line: line)
@@ -319,7 +368,7 @@ public final class JournaledLiveSession {
     /// - Throws: `StoreError`; nothing is then published, and the inputs count as never received.
     public func commit(forceSnapshot: Bool = false) throws -> [LiveEvent] {
         if inputsSinceSnapshot >= snapshotInterval || (forceSnapshot && inputsSinceSnapshot > 0) {
-            batch.setSnapshot(Data(try session.snapshot().encoded()), coveringInput: appliedInputSeq)
+            batch.setSnapshot(Data(try session.compactSnapshot().encoded()), coveringInput: appliedInputSeq)
             inputsSinceSnapshot = 0
         }
         try journal.commit(&batch)

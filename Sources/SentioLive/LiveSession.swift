@@ -113,8 +113,15 @@ public final class LiveSession {
     public let configuration: LiveConfiguration
     /// The symbols, in the order the backtest lists them (`Market.series` order: order matters, as in the backtest).
     public let universe: [String]
-    let simulation: SteppedSimulation
+    var simulation: SteppedSimulation
     let index: [String: Int]
+    /// When the session was restored from a snapshot without history: that snapshot's bytes (a replay that
+    /// rebuilds the history must reproduce them).
+    var historyBaseSnapshot: [UInt8]?
+    /// Rebuilds the history a session restored from a snapshot without history lacks (see ``loadHistory()``):
+    /// returns a session with its whole history, fed exactly the bars the snapshot was taken after.
+    /// `JournaledLiveSession` sets it to a replay of its journal.
+    public var historyProvider: (() throws -> LiveSession)?
     /// The time of the step being collected.
     var pendingTime: Int64?
     var delivered = 0
@@ -185,6 +192,42 @@ public final class LiveSession {
         }
         ordersSeen = simulation.orderCount
         raw.reserveCapacity(64)
+        if !snapshot.simulation.hasFullHistory { historyBaseSnapshot = try snapshot.encoded() }
+    }
+
+    /// Whether the session holds its whole history (equity curve, order and trade logs): `false` after
+    /// ``init(snapshot:)`` from a ``compactSnapshot()`` until ``loadHistory()``. Only ``result()`` (and what is
+    /// built from it) and ``snapshot()`` need it; ingesting does not.
+    public var hasFullHistory: Bool { simulation.hasFullHistory }
+
+    /// Makes the whole history available: nothing to do when the session holds it; otherwise asks
+    /// ``historyProvider`` for a session fed the bars before the snapshot this one was restored from, checks
+    /// that its state equals that snapshot's, and takes its history.
+    ///
+    /// - Throws: ``LiveHistoryError`` when there is no provider or its session does not reproduce the snapshot;
+    ///   the provider's own errors.
+    public func loadHistory() throws {
+        if simulation.hasFullHistory { return }
+        guard let provider = historyProvider else {
+            throw LiveHistoryError(message: "the session was restored from a snapshot without history (\(simulation.historyBase.steps) steps) and has no history provider")
+        }
+        try restoreHistory(from: try provider())
+    }
+
+    /// Takes the history before this session's snapshot from `prefix` (see ``loadHistory()``).
+    ///
+    /// - Throws: ``LiveHistoryError`` when `prefix` lacks history or its state differs from the snapshot's.
+    public func restoreHistory(from prefix: LiveSession) throws {
+        guard let base = historyBaseSnapshot else { return }
+        guard prefix.hasFullHistory, try prefix.compactSnapshot().encoded() == base else {
+            throw LiveHistoryError(message: "the rebuilt session (\(prefix.completedSteps) steps) does not reproduce the snapshot the session was restored from (\(simulation.historyBase.steps) steps)")
+        }
+        do {
+            try simulation.prependHistory(prefix.simulation)
+        } catch {
+            throw LiveHistoryError(message: "\(error)")
+        }
+        historyBaseSnapshot = nil
     }
 
     /// Feeds one bar; returns the events it caused, in order (see `LiveEvent`): when its timestamp is later
@@ -214,7 +257,7 @@ public final class LiveSession {
                 completePendingStep()
                 completed += 1
             }
-        } else if let last = simulation.timestamps.last, t <= last {
+        } else if let last = simulation.lastStepTime, t <= last {
             if let mine = lastBars[s], mine.timestamp == t { return same(bar, mine) }
             return reject(bar, .late(currentStep: last))
         }
@@ -281,13 +324,15 @@ public final class LiveSession {
         return takeEvents()
     }
 
+    /// ``closeStep()`` without building events (they are kept until ``takeEvents()`` or ``discardEvents()``).
+    public func closePendingStep() { completePendingStep() }
+
     /// The events recorded since the last call, as contract values. A `signal_update` whose signal the contract
     /// cannot carry (a non-finite field, e.g. the volume ratio over an all-zero-volume window) is left out.
     public func takeEvents() -> [LiveEvent] {
         defer { raw.removeAll(keepingCapacity: true) }
         var out: [LiveEvent] = []
         out.reserveCapacity(raw.count)
-        let orders = simulation.orders
         for event in raw {
             switch event {
             case .signal(let signal):
@@ -298,11 +343,11 @@ public final class LiveSession {
                 out.append(.order(LiveOrderEvent(
                     id: p.id, symbol: universe[p.symbol], side: p.side.rawValue,
                     reason: p.isContribution ? "contribution" : "signal",
-                    decidedAt: APITimestamp(epochSeconds: simulation.timestamps[p.step]),
+                    decidedAt: APITimestamp(epochSeconds: simulation.timestamp(atStep: p.step)),
                     amount: p.isContribution ? p.amount : nil)))
             case let .resolved(i, cash):
-                let o = orders[i]
-                let time = APITimestamp(epochSeconds: simulation.timestamps[o.resolvedStep])
+                let o = simulation.order(i)
+                let time = APITimestamp(epochSeconds: simulation.timestamp(atStep: o.resolvedStep))
                 let symbol = universe[o.symbol]
                 if o.reason != .signal {
                     out.append(.order(LiveOrderEvent(
@@ -319,7 +364,7 @@ public final class LiveSession {
                 }
             case let .equity(step, openPositions):
                 out.append(.equity(LiveEquityEvent(
-                    timestamp: APITimestamp(epochSeconds: simulation.timestamps[step]), equity: simulation.equity(atStep: step),
+                    timestamp: APITimestamp(epochSeconds: simulation.timestamp(atStep: step)), equity: simulation.equity(atStep: step),
                     cash: simulation.cash(atStep: step), contributions: simulation.contribution(atStep: step),
                     openPositions: openPositions)))
             case let .barRejected(bar, reason):
@@ -340,7 +385,7 @@ public final class LiveSession {
     public var pendingStepTime: Int64? { pendingTime }
 
     /// The timestamp of the last completed step, or `nil` before the first.
-    public var lastCompletedStepTime: Int64? { simulation.timestamps.last }
+    public var lastCompletedStepTime: Int64? { simulation.lastStepTime }
 
     /// Number of completed steps.
     public var completedSteps: Int { simulation.stepCount }
@@ -348,10 +393,22 @@ public final class LiveSession {
     /// What `Backtest.run` returns on the completed steps' bars: equal, bit for bit, to the backtest on that
     /// data. Orders still pending are listed as the backtest lists them when its data ends (rejected,
     /// `no-bar-for-symbol`); in the session they stay pending.
-    public func result() -> BacktestResult { simulation.result() }
+    ///
+    /// - Throws: ``LiveHistoryError`` when the history cannot be loaded (``loadHistory()``).
+    public func result() throws -> BacktestResult {
+        try loadHistory()
+        return simulation.result()
+    }
+
+    /// Reserves room for `steps` more completed steps, `orders` more order-log entries and `trades` more closed
+    /// trades: until then the history grows without allocating (otherwise its growth is geometric: a few
+    /// allocations over a session's life, amortized O(1) per step).
+    public func reserveCapacity(steps: Int, orders: Int, trades: Int) {
+        simulation.reserveCapacity(steps: steps, orders: orders, trades: trades)
+    }
 
     /// `GET /portfolio` of the session (`BacktestContracts.portfolio` of ``result()``).
-    /// - Throws: `APIContractError` before the first completed step, or as the adapter does.
+    /// - Throws: `APIContractError` before the first completed step, or as the adapter does; as ``result()``.
     public func portfolio(recentTrades: Int = 10, exchangeTimeZone: ExchangeTimeZone = .newYork) throws -> Portfolio {
         try BacktestContracts.portfolio(result(), recentTrades: recentTrades, exchangeTimeZone: exchangeTimeZone)
     }
@@ -364,19 +421,44 @@ public final class LiveSession {
     }
 
     /// The trade history (`BacktestContracts.tradeHistory` of ``result()``).
-    /// - Throws: `APIContractError` when there is no closed trade.
+    /// - Throws: `APIContractError` when there is no closed trade; as ``result()``.
     public func tradeHistory() throws -> TradeHistory {
         try BacktestContracts.tradeHistory(result())
     }
 
-    /// The whole state, exactly: `LiveSession(snapshot:)` continues identically (events not yet taken are not
-    /// part of it).
-    public func snapshot() -> LiveSnapshot {
+    /// The whole state with the whole history, exactly: `LiveSession(snapshot:)` continues identically, and its
+    /// ``result()`` is this session's (events not yet taken are not part of it). Its size grows with the number of
+    /// completed steps; ``compactSnapshot()`` does not.
+    ///
+    /// - Throws: as ``loadHistory()`` (a session restored from a compact snapshot loads its history first).
+    public func snapshot() throws -> LiveSnapshot {
+        try loadHistory()
+        return snapshot(includingHistory: true)
+    }
+
+    /// The state without the history (equity curve, order and trade logs: only their lengths): a size that
+    /// depends on the universe and the configuration, not on the session's length. `LiveSession(snapshot:)`
+    /// continues identically; ``result()`` then needs ``loadHistory()``. What `JournaledLiveSession` journals.
+    public func compactSnapshot() -> LiveSnapshot {
+        snapshot(includingHistory: false)
+    }
+
+    private func snapshot(includingHistory: Bool) -> LiveSnapshot {
         LiveSnapshot(
             version: LiveSnapshot.currentVersion, configuration: configuration, universe: universe,
-            simulation: simulation.state(), pendingTime: pendingTime, pendingBars: pendingBars.map { LiveSnapshot.BarBits($0) },
+            simulation: simulation.state(includingHistory: includingHistory), pendingTime: pendingTime,
+            pendingBars: pendingBars.map { LiveSnapshot.BarBits($0) },
             lastBars: lastBars.map { $0.map { LiveSnapshot.BarBits($0) } })
     }
+}
+
+/// The history of a session restored from a compact snapshot could not be loaded.
+public struct LiveHistoryError: Error, CustomStringConvertible, Equatable {
+    /// What went wrong.
+    public var message: String
+    /// An error saying `message`.
+    public init(message: String) { self.message = message }
+    public var description: String { message }
 }
 
 extension LiveStrategy {
@@ -394,9 +476,20 @@ extension LiveStrategy {
 /// The exact state of a ``LiveSession``, Codable. Encode it with ``encoded()`` (JSON; every double of the
 /// simulator and of the bars is written as its IEEE-754 bit pattern, the signal model's and indicators' states
 /// through their Codable forms, whose non-finite values are written as the strings `nan`, `inf`, `-inf`).
+///
+/// Two forms: ``LiveSession/snapshot()`` with the whole history (its size grows with the session), and
+/// ``LiveSession/compactSnapshot()`` without it (a size independent of the session's length: what a journal
+/// stores).
 public struct LiveSnapshot: Sendable, Codable {
-    /// The format version this build writes and reads.
-    public static let currentVersion = 1
+    /// The format version this build writes and reads (2: the history may be left out, `historyBase`).
+    public static let currentVersion = 2
+
+    /// The format version of encoded snapshot bytes (`nil` when they are not a snapshot's JSON): lets a reader
+    /// tell an older format from a damaged snapshot.
+    public static func version(ofEncoded bytes: [UInt8]) -> Int? {
+        struct Version: Decodable { var version: Int }
+        return try? JSONDecoder().decode(Version.self, from: Data(bytes)).version
+    }
 
     /// A bar with its doubles as bit patterns.
     struct BarBits: Sendable, Codable, Equatable {
@@ -429,6 +522,10 @@ public struct LiveSnapshot: Sendable, Codable {
 
     /// Number of completed steps.
     public var completedSteps: Int { simulation.stepCount }
+
+    /// Whether the snapshot holds the whole history (``LiveSession/snapshot()``), not only its lengths
+    /// (``LiveSession/compactSnapshot()``).
+    public var hasFullHistory: Bool { simulation.hasFullHistory }
 
     init(version: Int, configuration: LiveConfiguration, universe: [String], simulation: SteppedSimulationState,
          pendingTime: Int64?, pendingBars: [BarBits], lastBars: [BarBits?]) {

@@ -14,7 +14,8 @@ extension SentioDatabase {
     ///   The unique index answers "is there a stored bar for this symbol and timestamp" for duplicates and conflicts.
     /// - `live_events`: orders, fills and rejections as emitted (`event_json` in the contract's shape), each with the
     ///   input `seq` that was the latest accepted input when it was emitted.
-    /// - `live_snapshots`: engine state blobs covering inputs `1...input_seq`.
+    /// - `live_snapshots`: engine state blobs covering inputs `1...input_seq` (the engine writes states without the
+///   session's history, so their size does not grow with it).
     static let liveJournalSchema = """
         CREATE TABLE live_session (
             id                 INTEGER PRIMARY KEY CHECK (id = 1),
@@ -351,8 +352,11 @@ public final class LiveJournal {
         }
     }
 
-    /// Calls `body` with every committed input after `seq`, in order, with its sequence number.
-    public func forEachInput(after seq: Int64, _ body: (Int64, LiveJournalInput) throws -> Void) throws {
+    /// Calls `body` with every committed input after `seq` (up to `last`, included), in order, with its sequence
+    /// number.
+    public func forEachInput(
+        after seq: Int64, through last: Int64 = .max, _ body: (Int64, LiveJournalInput) throws -> Void
+    ) throws {
         try database.withStoreErrors {
             try database.pool.read { db in
                 var names: [Int64: String] = [:]
@@ -362,10 +366,11 @@ public final class LiveJournal {
                 let statement = try db.makeStatement(
                     sql: """
                         SELECT seq, symbol_id, timestamp, open, high, low, close, volume FROM live_inputs
-                        WHERE seq > ? ORDER BY seq
+                        WHERE seq > ? AND seq <= ? ORDER BY seq
                         """)
                 let handle = statement.sqliteStatement
                 sqlite3_bind_int64(handle, 1, seq)
+                sqlite3_bind_int64(handle, 2, last)
                 defer { sqlite3_reset(handle) }
                 while true {
                     let code = sqlite3_step(handle)

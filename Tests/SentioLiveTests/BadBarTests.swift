@@ -123,7 +123,7 @@ import Testing
         #expect(session.closeStep().map(\.type) == ["equity"])
         #expect(session.closeStep().isEmpty)
         #expect(session.completedSteps == 4)
-        #expect(session.result().exposed == [false, true, true, true])
+        #expect(try session.result().exposed == [false, true, true, true])
     }
 
     @Test func configurationRoundTripsThroughCodable() throws {

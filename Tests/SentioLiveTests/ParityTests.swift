@@ -107,8 +107,38 @@ func backtest(_ configuration: LiveConfiguration, _ series: [OHLCVSeries]) throw
     }
 }
 
+/// What a test fed a session: a bar (`ingest`/`process`), or a grace-timeout close (`closeStep`).
+enum FeedAction {
+    case bar(LiveBar)
+    case close
+}
+
+/// A new session fed `actions`.
+func replayed(_ actions: some Sequence<FeedAction>, _ configuration: LiveConfiguration, _ universe: [String]) throws -> LiveSession {
+    let session = try LiveSession(configuration: configuration, universe: universe)
+    for action in actions {
+        switch action {
+        case .bar(let bar): _ = session.process(bar)
+        case .close: session.closePendingStep()
+        }
+        session.discardEvents()
+    }
+    return session
+}
+
 /// Snapshots `session`, encodes, decodes and restores it; checks the restored session re-encodes to the same bytes.
-func restart(_ session: LiveSession) throws -> LiveSession {
+/// With `compact`, the snapshot leaves the history out, and the restored session's history provider replays
+/// `actions` (what `session` was fed) into a new session, as a journal replays its inputs.
+func restart(_ session: LiveSession, compact: Bool = false, actions: [FeedAction] = []) throws -> LiveSession {
+    if compact {
+        let bytes = try session.compactSnapshot().encoded()
+        let restored = try LiveSession(snapshot: try LiveSnapshot(encoded: bytes))
+        #expect(try restored.compactSnapshot().encoded() == bytes, "a restored session re-encodes to the same compact snapshot")
+        #expect(restored.hasFullHistory == (session.completedSteps == 0))
+        let configuration = session.configuration, universe = session.universe
+        restored.historyProvider = { try replayed(actions, configuration, universe) }
+        return restored
+    }
     let bytes = try session.snapshot().encoded()
     let restored = try LiveSession(snapshot: try LiveSnapshot(encoded: bytes))
     #expect(try restored.snapshot().encoded() == bytes, "a restored session re-encodes to the same snapshot")
@@ -118,7 +148,8 @@ func restart(_ session: LiveSession) throws -> LiveSession {
 @Suite struct ParityTests {
     /// Random markets, strategies and options; bars of each timestamp in random order, with random duplicates
     /// re-sent, random grace-timeout closes of incomplete steps, and random restarts (snapshot → bytes →
-    /// session): the session's result, and its events, equal the backtest's bit for bit.
+    /// session; half of them from compact snapshots, whose history is rebuilt by a replay when needed): the
+    /// session's result, and its events, equal the backtest's bit for bit.
     @Test(arguments: 0..<40)
     func sessionEqualsBacktest(caseIndex: Int) throws {
         var rng = SplitMix64(seed: 0x5E_1170 &+ UInt64(caseIndex) &* 0x9E37_79B9_7F4A_7C15)
@@ -137,19 +168,25 @@ func restart(_ session: LiveSession) throws -> LiveSession {
         var session = try LiveSession(configuration: configuration, universe: universe)
         var events: [LiveEvent] = []
         var sent: [LiveBar] = []
+        var actions: [FeedAction] = []
+        func restarted() throws -> LiveSession {
+            try restart(session, compact: rng.next() % 2 == 0, actions: actions)
+        }
         for t in byTime.keys.sorted() {
             var bars = byTime[t]!
             bars.shuffle(using: &rng)
             for bar in bars {
-                if rng.next() % 40 == 0 { session = try restart(session) }
+                if rng.next() % 40 == 0 { session = try restarted() }
                 events += session.ingest(bar)
                 sent.append(bar)
+                actions.append(.bar(bar))
                 if rng.next() % 6 == 0 {
                     // Re-send a bar of this step or of the past: a duplicate, or (older than the symbol's last) late.
                     let old = rng.next() % 2 == 0 ? bar : sent[Int(rng.next() % UInt64(sent.count))]
                     let compare = rng.next() % 4 == 0
                     let before = compare ? try session.snapshot().encoded() : []
                     let outcome = session.process(old)
+                    actions.append(.bar(old))
                     let resent = session.takeEvents()
                     if old == bar {
                         #expect(outcome == .duplicate)
@@ -164,11 +201,15 @@ func restart(_ session: LiveSession) throws -> LiveSession {
                     if compare { #expect(try session.snapshot().encoded() == before, "a re-sent bar changes nothing") }
                 }
             }
-            if rng.next() % 4 == 0 { events += session.closeStep() }
+            if rng.next() % 4 == 0 {
+                events += session.closeStep()
+                actions.append(.close)
+            }
         }
         events += session.closeStep()
-        if rng.next() % 2 == 0 { session = try restart(session) }
-        let live = session.result()
+        actions.append(.close)
+        if rng.next() % 2 == 0 { session = try restarted() }
+        let live = try session.result()
         #expect(lines(live) == lines(expected), "case \(caseIndex): \(configuration.settings.map { "\($0.key)=\($0.value)" })")
 
         // Events: one equity mark per step with the curve's values; one fill per filled order; one rejection per
