@@ -28,8 +28,10 @@ ru_maxrss of that child alone).
 - Sentio's per-shard fixed cost: a 1-combination sweep against the 27-combination one (one thread):
   T(c) = a + b*c gives the per-shard cost a (process start, CSV load, shared indicators) and b per combination.
 - Ray (Cluster/sweep_ray.py, a private local Ray instance): the same sweep in 9 shards with 1 and 2 worker
-  processes (--local-cpus 1 and 2); the merged result is compared with the single-process sweep byte for byte;
-  Ray's overhead per task = (compute wall x workers - sum of the tasks' sentio times) / shards.
+  processes (--local-cpus 1 and 2); the merged result is compared with the single-process sweep byte for byte.
+  Per-task overhead: 40 one-combination tasks on a 1-symbol x 300-bar market, so that a task is nearly all
+  overhead: slot time per task = compute wall x workers / tasks, of which sentio's process (start-up, its fixed
+  work) as timed inside the task, the rest Ray's (scheduling, the task's round trip).
 
 Writes Benchmarks/compare/results-sweep.json and prints a table. A benchmark, not a test.
 """
@@ -198,24 +200,44 @@ def agreement(sentio_rows, vbt_rows):
                 tradeCountMismatches=len(trade_mismatch), mismatchExamples=trade_mismatch[:5])
 
 
-def run_ray(ray_python, sentio, files, workers, shards, work, reference):
-    output = os.path.join(work, f"ray-{workers}.json")
-    timings = os.path.join(work, f"ray-{workers}-timings.json")
+def run_ray(ray_python, sentio, files, workers, shards, work, reference, grid=GRID, fixed=FIXED, tag=""):
+    output = os.path.join(work, f"ray{tag}-{workers}.json")
+    timings = os.path.join(work, f"ray{tag}-{workers}-timings.json")
     command = [ray_python, os.path.join(ROOT, "Cluster", "sweep_ray.py"), "--address", "local",
                "--local-cpus", str(workers), "--sentio", sentio, "--shards", str(shards), "--format", "json",
-               "--output", output, "--timings", timings, "--", *files, *FIXED, "--grid", GRID]
-    log(f"ray: {workers} worker process(es), {shards} shards")
-    wall, rss, _, _ = measure(command, env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+               "--output", output, "--timings", timings, "--", *files, *fixed, "--grid", grid]
+    log(f"ray: {workers} worker process(es), {shards} shards{' (' + tag.strip('-') + ')' if tag else ''}")
+    wall, _, _, _ = measure(command, env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
     with open(timings) as f:
         t = json.load(f)
-    with open(output, "rb") as f, open(reference, "rb") as g:
-        identical = f.read() == g.read()
-    sentio_total = sum(task["sentioSeconds"] for task in t["tasks"])
-    overhead = (t["wallSeconds"] * workers - sentio_total) / shards
+    identical = None
+    if reference:
+        with open(output, "rb") as f, open(reference, "rb") as g:
+            identical = f.read() == g.read()
+    tasks = t["tasks"]
+    sentio_total = sum(task["sentioSeconds"] for task in tasks)
     return dict(workers=workers, shards=shards, driverWallSeconds=wall, computeWallSeconds=t["wallSeconds"],
                 mergeSeconds=t["mergeSeconds"], sumTaskSentioSeconds=sentio_total,
-                meanTaskSentioSeconds=sentio_total / shards, rayOverheadPerTaskSeconds=overhead,
+                meanTaskSentioSeconds=sentio_total / shards,
+                # Busy share of the worker slots: the rest is Ray, process start-up and idle slots at the end.
+                efficiency=sentio_total / (t["wallSeconds"] * workers),
+                slotSecondsPerTask=t["wallSeconds"] * workers / shards,
                 identicalToSingleProcess=identical)
+
+
+def task_overhead(ray_python, sentio, work, workers, shards=40):
+    """Per-task overhead: `shards` tasks of one combination each over a tiny market (1 symbol x 300 bars), so that
+    almost all of a task is overhead: Ray's scheduling, the process start of sentio and its fixed work."""
+    tiny = os.path.join(work, "tiny-1x300")
+    if not os.path.exists(os.path.join(tiny, "TQQQ.csv")):
+        subprocess.run([sentio, "generate", "--symbols", "TQQQ", "--bars", "300", "--freq", "minute", "--seed", "1",
+                        "--out", tiny], check=True, capture_output=True)
+    grid = "rsi-period=" + ",".join(str(p) for p in range(2, 2 + shards))
+    r = run_ray(ray_python, sentio, [os.path.join(tiny, "TQQQ.csv")], workers, shards, work, None, grid=grid,
+                fixed=["--strategy", "rsi"], tag="-overhead")
+    r["sentioProcessSecondsPerTask"] = r["meanTaskSentioSeconds"]
+    r["rayPerTaskSeconds"] = r["slotSecondsPerTask"] - r["meanTaskSentioSeconds"]
+    return r
 
 
 def main():
@@ -276,6 +298,7 @@ def main():
     if not args.skip_ray:
         results["ray"] = [run_ray(args.ray_python, sentio, files, workers, args.shards, scratch,
                                   os.path.join(scratch, "sentio-1.json")) for workers in (1, 2)]
+        results["rayTaskOverhead"] = [task_overhead(args.ray_python, sentio, scratch, workers) for workers in (1, 2)]
         for r in results["ray"]:
             log(f"  ray {r['workers']} worker(s): {r}")
 
@@ -315,9 +338,14 @@ def render(r):
     for ray in r.get("ray", []):
         lines.append(f"| Ray driver, {ray['workers']} worker process(es), {ray['shards']} shards | "
                      f"{ray['computeWallSeconds']:.2f} s (driver process {ray['driverWallSeconds']:.2f} s with Ray "
-                     f"start-up; merge {ray['mergeSeconds']:.2f} s) | - | Ray overhead per task "
-                     f"{ray['rayOverheadPerTaskSeconds'] * 1000:.0f} ms; mean sentio time per task "
-                     f"{ray['meanTaskSentioSeconds']:.2f} s; merged result identical: {ray['identicalToSingleProcess']} |")
+                     f"start-up; merge {ray['mergeSeconds']:.2f} s) | - | mean sentio time per task "
+                     f"{ray['meanTaskSentioSeconds']:.2f} s; slots busy {ray['efficiency'] * 100:.0f} %; "
+                     f"merged result identical to the single-process sweep: {ray['identicalToSingleProcess']} |")
+    for o in r.get("rayTaskOverhead", []):
+        lines.append(f"| Ray per-task overhead, {o['workers']} worker process(es), {o['shards']} one-combination tasks "
+                     f"on 1 symbol x 300 bars | {o['computeWallSeconds']:.2f} s | - | per task: "
+                     f"{o['slotSecondsPerTask'] * 1000:.0f} ms of a slot, of which sentio's process "
+                     f"{o['sentioProcessSecondsPerTask'] * 1000:.0f} ms and Ray {o['rayPerTaskSeconds'] * 1000:.0f} ms |")
     m = r["sentioShardModel"]
     q = r["ratios"]
     lines.append("")
