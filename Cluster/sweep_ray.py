@@ -4,7 +4,9 @@
     python Cluster/sweep_ray.py [DRIVER OPTIONS] -- [SWEEP ARGUMENTS]
 
 SWEEP ARGUMENTS are those of `sentio sweep` (data paths, --strategy, --grid, fixed backtest options, --metric),
-without --shard, --format, --output, --save, --db and --threads, which the driver sets. Example:
+without --shard, --format, --output, --save, --label, --report, --heatmap and --threads, which the driver sets
+(give them to the driver instead; --db after -- is a store of bars to read, the driver's --db the store to save
+the merged sweep to). Example:
 
     python Cluster/sweep_ray.py --address auto --sentio /opt/sentio/bin/sentio --shards 64 \\
         --output sweep.csv --format csv -- /shared/market --strategy rsi \\
@@ -32,7 +34,8 @@ import tempfile
 import time
 
 # Options of `sentio sweep` the driver sets itself; passing them after -- is an error.
-DRIVER_OWNED = ("--shard", "--format", "--output", "--save", "--db", "--threads")
+# (--db after -- is the store the bars come from, read by every task; the driver's own --db is where merge saves.)
+DRIVER_OWNED = ("--shard", "--format", "--output", "--save", "--threads", "--report", "--heatmap", "--label")
 
 
 def log(message):
@@ -101,6 +104,9 @@ def parse_arguments(argv):
     parser.add_argument("--output", default=None, help="merged result file (default: standard output)")
     parser.add_argument("--save", action="store_true", help="save the merged sweep to the store --db")
     parser.add_argument("--db", default=None, help="with --save: the SQLite store")
+    parser.add_argument("--label", default=None, help="with --save: a label to recognise the sweep by")
+    parser.add_argument("--report", default=None, help="also write the merged sweep's HTML report to this file")
+    parser.add_argument("--heatmap", default=None, help="with --report: the two grid parameters of the heatmap, X,Y")
     parser.add_argument("--keep-shards", default=None, help="directory to keep the shard outputs in")
     parser.add_argument("--timings", default=None,
                         help="write per-task timings as JSON to this file (task, sentio and driver times)")
@@ -207,6 +213,12 @@ def main(argv):
             command += ["--output", args.output]
         if args.save:
             command += ["--save", "--db", args.db]
+        if args.label:
+            command += ["--label", args.label]
+        if args.report:
+            command += ["--report", args.report]
+        if args.heatmap:
+            command += ["--heatmap", args.heatmap]
         merge_start = time.time()
         merged = subprocess.run(command, capture_output=True, text=True)
         merge_seconds = time.time() - merge_start
