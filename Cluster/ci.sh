@@ -81,8 +81,8 @@ head_pid=$!
 disown "$head_pid"
 wait_for_nodes() {
     local want="$1"
-    for _ in $(seq 1 90); do
-        if "$venv/bin/python" - "$address" "$want" > /dev/null 2>&1 <<'EOF'
+    for _ in $(seq 1 60); do
+        if timeout 30 "$venv/bin/python" - "$address" "$want" > /dev/null 2>&1 <<'EOF'
 import logging, sys, ray
 ray.init(address=sys.argv[1], logging_level=logging.ERROR, log_to_driver=False)
 alive = sum(1 for n in ray.nodes() if n["Alive"])
