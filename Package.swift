@@ -49,6 +49,8 @@ let package = Package(
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
         .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioStore"]),
+        // Parameter sweeps and walk-forward over SentioBacktest (rows as SentioAPI contracts).
+        .target(name: "SentioSweep", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioBacktest", "SentioAPI", "SentioReports"]),
         .target(
             name: "Sentio",
             dependencies: [
@@ -74,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "SentioCLI",
             dependencies: [
-                "Sentio", "SentioAPI", "SentioLive", "SentioServer",
+                "Sentio", "SentioAPI", "SentioLive", "SentioServer", "SentioSweep",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -97,6 +99,7 @@ let package = Package(
         .testTarget(name: "SentioSavingsTests", dependencies: ["SentioSavings", "SentioTestSupport"]),
         .testTarget(name: "SentioBacktestTests", dependencies: ["SentioBacktest", "SentioData", "SentioTestSupport"]),
         .testTarget(name: "SentioLiveTests", dependencies: ["SentioLive", "SentioBacktest", "SentioSignals", "SentioAPI", "SentioTestSupport"]),
+        .testTarget(name: "SentioSweepTests", dependencies: ["SentioSweep", "SentioAPI", "SentioReports", "SentioBacktest", "SentioData", "SentioTestSupport"]),
         .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
         .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),
         .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioDevTools", "SentioAPI", "SentioLive", "SentioTestSupport"]),

@@ -23,6 +23,7 @@ struct SentioCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             BacktestCommand.self,
+            SweepCommand.self,
             SignalsCommand.self,
             IndicatorsCommand.self,
             GenerateCommand.self,

@@ -21,6 +21,7 @@ enum Schema {
         ("v2-runs-signals-funds", 2, version2, nil),
         ("v3-block-checksums", 3, version3, SentioDatabase.checksumExistingBlocks),
         ("v4-live-journal", 4, SentioDatabase.liveJournalSchema, nil),
+        ("v5-sweeps", 5, SentioDatabase.sweepsSchema, nil),
     ]
 
     /// The first schema version whose `bar_blocks` rows carry a checksum.
