@@ -25,19 +25,19 @@ struct WSLoadCommand: ParsableCommand {
     @Option(help: "The server's base URL, http://HOST:PORT.")
     var url: String
 
-    @Option(help: "WebSocket clients to connect (default: 1000).")
+    @Option(help: "WebSocket clients to connect.")
     var clients = 1000
 
-    @Option(help: "Rounds: steps POSTed one at a time (default: 50).")
+    @Option(help: "Rounds: steps POSTed one at a time.")
     var steps = 50
 
-    @Option(help: "The symbol whose signal_update is timed (default: TQQQ).")
+    @Option(help: "The symbol whose signal_update is timed.")
     var symbol = "TQQQ"
 
     @Option(help: ArgumentHelp("The server's process id, for its RSS (default: none, RSS not read).", valueName: "PID"))
     var pid: Int32?
 
-    @Option(help: ArgumentHelp("Seconds between rounds (default: 0.1).", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("Seconds between rounds.", valueName: "SECONDS"))
     var interval = 0.1
 
     func validate() throws {

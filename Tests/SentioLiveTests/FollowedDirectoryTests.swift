@@ -5,6 +5,10 @@ import SentioLive
 import SentioTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `FollowedDirectory`: the tailing of per-symbol CSV files behind `sentio live --follow` and `sentio serve --follow`.
 @Suite struct FollowedDirectoryTests {
     /// Appends `text` to the file at `url` (creating it), as a downloader does.
