@@ -6,6 +6,7 @@ import JWTKit
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 import SentioAPI
 import SentioData
 import ServiceLifecycle
@@ -65,6 +66,19 @@ public final class SentioHTTPServer: Sendable {
     public static let headerLimits = HTTP1Channel.Configuration.DecoderConfiguration(
         maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 64 << 10, maxHeaderFieldCount: 256)
 
+    /// HTTP/1.1 with the WebSocket upgrade, the header limits, and a connection whose request cannot be parsed
+    /// closed (`ParseErrorCloser`).
+    static func serverBuilder(router: Router<ServerContext>) -> HTTPServerBuilder {
+        let webSocketResponder = router.buildResponder()
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: HTTP1Channel.Configuration(httpDecoderConfiguration: headerLimits),
+            ws: .init(maxFrameSize: 1 << 16, closeTimeout: .seconds(2)))
+        return HTTPServerBuilder { responder in
+            ClosingOnParseError(base: HTTP1WebSocketUpgradeChannel(
+                responder: responder, webSocketResponder: webSocketResponder, configuration: configuration))
+        }
+    }
+
     /// Asks the running server to shut down gracefully (as SIGTERM does).
     public func shutdown() async {
         shutdownRequested.withLockedValue { $0 = true }
@@ -84,9 +98,7 @@ public final class SentioHTTPServer: Sendable {
         let router = makeRouter(keys: keys)
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(
-                http1: HTTP1Channel.Configuration(httpDecoderConfiguration: Self.headerLimits),
-                ws: .init(maxFrameSize: 1 << 16, closeTimeout: .seconds(2)))),
+            server: Self.serverBuilder(router: router),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -169,5 +181,38 @@ final class RateLimiter: Sendable {
             w[client] = entry
             return entry.count > perMinute ? Int(window + 60 - now) : nil
         }
+    }
+}
+
+/// A child channel whose connection is closed when its HTTP request cannot be parsed (over the header limits,
+/// malformed). Hummingbird answers such a request with 400 and closes, except for a connection's first request,
+/// which the WebSocket upgrade check reads before Hummingbird's handler exists: nothing would close it.
+struct ClosingOnParseError<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            try channel.pipeline.syncOperations.addHandler(ParseErrorCloser())
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+/// Closes the connection 1 s after an `HTTPParserError` (time for Hummingbird's own 400 where it answers one);
+/// passes everything on.
+final class ParseErrorCloser: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError {
+            let channel = context.channel
+            _ = context.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        }
+        context.fireErrorCaught(error)
     }
 }
