@@ -14,7 +14,7 @@ import Glibc
     /// Appends `text` to the file at `url` (creating it), as a downloader does.
     func append(_ text: some Collection<UInt8>, to url: URL) throws {
         if !FileManager.default.fileExists(atPath: url.path) {
-            FileManager.default.createFile(atPath: url.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         }
         let handle = try FileHandle(forWritingTo: url)
         try handle.seekToEnd()
