@@ -1,37 +1,55 @@
 #!/usr/bin/env bash
-# Benchmarks of `sentio serve` (numbers for the closing note; not tests). Needs: wrk (Debian), python3 (venv with
-# the pinned `websockets`), a release build of sentio (swift build -c release).
+# Benchmarks of `sentio serve` (numbers for the closing note; not tests). Needs: wrk (Debian), a release build of
+# sentio and sentio-dev (swift build -c release --product sentio; ... --product sentio-dev). Bounded in time:
+# two wrk runs of DURATION, then at most ROUNDS × 10 s of WebSocket rounds (each a few ms normally).
 #  1. wrk, keep-alive, rate limit off: GET /api/v1/signals beside a minimal Hummingbird route returning a constant
-#     body (the ceiling: `sentio-dev ceiling`, same build, same run).
-#  2. 1,000 WebSocket clients: time from just before a bar is POSTed to each client's signal_update,
-#     p50/p99/max over the last client per bar; server RSS with the clients connected.
-# Usage: Benchmarks/serve/run.sh [SENTIO_BINARY]   (env: DURATION=10s CONNECTIONS=64 THREADS=2 CLIENTS=1000 BARS=20)
+#     body (the ceiling: `sentio-dev ceiling`, same build, same run): requests/s, p99, ratio.
+#  2. `sentio-dev ws-load`: CLIENTS WebSocket clients; per round one new step POSTed; time from just before the
+#     POST to the last client's signal_update (p50/p99 over rounds); server RSS before and with the clients.
+# Usage: Benchmarks/serve/run.sh [RELEASE_BUILD_DIR]   (default .build/release;
+#        env: DURATION=10s CONNECTIONS=64 THREADS=2 CLIENTS=1000 ROUNDS=50)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-SENTIO="${1:-.build/release/sentio}"
-SENTIO_DEV="${SENTIO_DEV:-$(dirname "$SENTIO")/sentio-dev}"
+BIN="${1:-.build/release}"
+SENTIO="$BIN/sentio"; SENTIO_DEV="$BIN/sentio-dev"
 DURATION="${DURATION:-10s}"; CONNECTIONS="${CONNECTIONS:-64}"; THREADS="${THREADS:-2}"
+CLIENTS="${CLIENTS:-1000}"; ROUNDS="${ROUNDS:-50}"
 WORK="$(mktemp -d)"
-VENV="${BENCH_VENV:-.build-bench-venv}"
-[ -x "$VENV/bin/python" ] || { python3 -m venv "$VENV"; "$VENV/bin/pip" install --quiet "websockets==15.0.1"; }
-trap 'kill "$PID" "$CPID" 2>/dev/null || true; wait "$PID" "$CPID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+PID=""; CPID=""
+cleanup() {
+  for p in $PID $CPID; do kill "$p" 2>/dev/null || true; done
+  for p in $PID $CPID; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
 export SENTIO_INGEST_TOKEN=bench-token
-CEILING_PORT="${CEILING_PORT:-18181}"
-"$SENTIO_DEV" ceiling --port "$CEILING_PORT" 2>"$WORK/ceiling-stderr" &
+"$SENTIO_DEV" ceiling --port 0 2>"$WORK/ceiling-stderr" &
 CPID=$!
 "$SENTIO" serve --db "$WORK/store.sqlite" --port 0 --replay Data/market --speed max --rate-limit 0 \
   --ws-buffer 1024 2>"$WORK/stderr" &
 PID=$!
-for _ in $(seq 1 600); do grep -q '^sentio serve: listening on ' "$WORK/stderr" && break; sleep 0.1; done
+for _ in $(seq 1 600); do grep -q '^sentio serve: listening on ' "$WORK/stderr" && grep -q 'listening on ' "$WORK/ceiling-stderr" && break; sleep 0.1; done
 URL="$(sed -n 's/^sentio serve: listening on //p' "$WORK/stderr" | head -1)"
-for _ in $(seq 1 600); do curl -sf "$URL/api/v1/trades" >/dev/null && break; sleep 0.1; done
-sleep 1
-echo "== machine: $(nproc) cores; $(uname -r)"
+CEILING="$(sed -n 's/^sentio-dev ceiling: listening on //p' "$WORK/ceiling-stderr" | head -1)"
+[ -n "$URL" ] && [ -n "$CEILING" ] || { echo "a server did not start"; cat "$WORK/stderr" "$WORK/ceiling-stderr"; exit 1; }
+# The replay (--speed max) is done when the newest signal stops changing.
+last=""; for _ in $(seq 1 600); do
+  now="$(curl -sf -D - -o /dev/null "$URL/api/v1/signals" | tr -d '\r' | sed -n 's/^[Ee][Tt]ag: //p')"
+  [ -n "$now" ] && [ "$now" = "$last" ] && break; last="$now"; sleep 0.5
+done
+echo "== machine: $(nproc) cores, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg); build: $BIN"
+# The encoded body is cached: two GETs give the same ETag and the second is a cache hit.
+e1="$(curl -sf -D - -o /dev/null "$URL/api/v1/signals" | tr -d '\r' | sed -n 's/^[Ee][Tt]ag: //p')"
+e2="$(curl -sf -D - -o /dev/null "$URL/api/v1/signals" | tr -d '\r' | sed -n 's/^[Ee][Tt]ag: //p')"
+echo "== GET /api/v1/signals: $(curl -sf "$URL/api/v1/signals" | wc -c) bytes, ETag $e1 then $e2"
 echo "== wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency: ceiling (constant Hummingbird route)"
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "http://127.0.0.1:$CEILING_PORT/constant" | tee "$WORK/ceiling.txt"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$CEILING/constant" | tee "$WORK/ceiling.txt"
 echo "== wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency: GET /api/v1/signals"
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$URL/api/v1/signals" | tee "$WORK/signals.txt"
 c=$(awk '/Requests\/sec/ {print $2}' "$WORK/ceiling.txt"); s=$(awk '/Requests\/sec/ {print $2}' "$WORK/signals.txt")
-echo "== signals / ceiling = $(python3 -c "print(round($s/$c, 3))")"
-echo "== RSS before WebSocket clients: $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"
-"$VENV/bin/python" Benchmarks/serve/ws_fanout.py "$URL" "$PID" "${CLIENTS:-1000}" "${BARS:-20}"
+cp99=$(awk '$1 == "99%" {print $2}' "$WORK/ceiling.txt"); sp99=$(awk '$1 == "99%" {print $2}' "$WORK/signals.txt")
+echo "== ceiling $c req/s (p99 $cp99); signals $s req/s (p99 $sp99); signals / ceiling = $(python3 -c "print(round($s/$c, 3))")"
+# Only the server's own responses count: the 2xx in the wrk run (non-2xx would be listed by wrk).
+grep -q "Non-2xx" "$WORK/signals.txt" && echo "!! non-2xx responses in the signals run"
+timeout $((ROUNDS * 10 + 120)) "$SENTIO_DEV" ws-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --steps "$ROUNDS"
+echo "== server RSS at the end: $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"

@@ -267,73 +267,15 @@ struct LiveInputLoop {
 
     // MARK: - --follow
 
-    /// One followed CSV file.
-    struct FollowedFile {
-        var symbol: String
-        var offset: Int = 0
-        /// Lines read so far (the header is line 1).
-        var lines = 0
-        var header: String?
-        var partial: [UInt8] = []
-    }
-
-    /// Follows `directory`'s `SYMBOL.csv` files until SIGINT/SIGTERM.
+    /// Follows `directory`'s `SYMBOL.csv` files (SentioLive's `FollowedDirectory`) until SIGINT/SIGTERM: rows that
+    /// are not bars become `rejected` events; notices (a truncated or replaced file) go to standard error.
     mutating func follow(directory: String, pollInterval: Double) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw UsageError("--follow \(directory): no such directory")
-        }
-        let universe = live.setup.universe
-        var files: [String: FollowedFile] = [:]
+        var followed = try FollowedDirectory(directory: directory, universe: live.setup.universe)
         while liveStopRequested == 0 {
-            var arrived: [(order: Int, bar: FeedBar)] = []
-            var sequence = 0
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            for name in names.sorted() where name.lowercased().hasSuffix(".csv") && !name.hasPrefix(".") {
-                let fileSymbol = OHLCVReader.symbolFromPath(name)
-                guard let symbol = universe.first(where: { $0.uppercased() == fileSymbol.uppercased() }) else { continue }
-                let path = directory + "/" + name
-                var file = files[path] ?? FollowedFile(symbol: symbol)
-                guard let handle = FileHandle(forReadingAtPath: path) else { continue }
-                defer { try? handle.close() }
-                let size = Int((try? handle.seekToEnd()) ?? 0)
-                if size < file.offset { file = FollowedFile(symbol: symbol) }  // replaced or truncated: start over
-                if size > file.offset {
-                    try? handle.seek(toOffset: UInt64(file.offset))
-                    let data = (try? handle.read(upToCount: size - file.offset)) ?? Data()
-                    file.offset += data.count
-                    file.partial.append(contentsOf: data)
-                    while let newline = file.partial.firstIndex(of: 0x0A) {
-                        let line = String(decoding: file.partial[..<newline], as: UTF8.self)
-                        file.partial.removeSubrange(...newline)
-                        file.lines += 1
-                        guard let header = file.header else {
-                            file.header = line
-                            continue
-                        }
-                        if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
-                        do {
-                            // The CSV reader's own rules, on the header and this one row.
-                            let result = try OHLCVReader.parse(text: header + "\n" + line, file: path, symbol: symbol)
-                            arrived.append((sequence, FeedBar(symbol: symbol, bar: result.series[bar: 0])))
-                            sequence += 1
-                        } catch {
-                            var message = error.description
-                            if message.hasPrefix("\(path):2: ") {
-                                message = "\(path):\(file.lines): " + message.dropFirst("\(path):2: ".count)
-                            }
-                            try live.reject(line: file.lines, message: message)
-                        }
-                    }
-                }
-                files[path] = file
-            }
-            // Timeline order across the files: by timestamp, then universe order.
-            let rank = Dictionary(uniqueKeysWithValues: universe.enumerated().map { ($1, $0) })
-            arrived.sort {
-                ($0.bar.bar.timestamp, rank[$0.bar.symbol] ?? 0, $0.order) < ($1.bar.bar.timestamp, rank[$1.bar.symbol] ?? 0, $1.order)
-            }
-            for item in arrived { try live.ingest(item.bar) }
+            let poll = followed.poll()
+            for notice in poll.notices { printError("live: --follow: " + notice) }
+            for error in poll.rowErrors { try live.reject(line: error.line, message: error.message) }
+            for bar in poll.bars { try live.ingest(bar) }
             try commitAndPublish()
             try closeStepIfTimedOut()
             if liveStopRequested != 0 { break }

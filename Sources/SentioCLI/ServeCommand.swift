@@ -18,6 +18,10 @@ struct ServeCommand: ParsableCommand {
             SIGTERM/SIGINT shut down gracefully (WebSockets closed with 1001, requests in flight finished, last commit).
             POST /api/v1/bars needs SENTIO_INGEST_TOKEN in the environment; the LP portal needs SENTIO_JWT_SECRET.
             The endpoints are described at GET /openapi.json; the dashboard is at /.
+            Bars arrive through POST /api/v1/bars, from --replay DIR (CSV files fed at --speed), or from --follow DIR \
+            (SYMBOL.csv files whose appended rows are read every --poll-interval seconds; a last line without its \
+            line feed waits until it is complete; a truncated or replaced file is read again from its start, its \
+            rows already ingested being duplicates; rows that are not bars are reported on standard error).
             """)
 
     @OptionGroup var store: StoreOptions
@@ -33,6 +37,12 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Replay speed in steps (timestamps) per second, or `max` (default: 10).", valueName: "N|max"))
     var speed = "10"
+
+    @Option(help: ArgumentHelp("Follow the per-symbol CSV files in DIR while serving: rows appended by any downloader are ingested (not with --replay).", valueName: "DIR"))
+    var follow: String?
+
+    @Option(name: .customLong("poll-interval"), help: ArgumentHelp("With --follow: seconds between looks at the files.", valueName: "SECONDS"))
+    var pollInterval: Double = 0.5
 
     @OptionGroup var selection: SymbolSelectionOptions
 
@@ -104,12 +114,14 @@ struct ServeCommand: ParsableCommand {
 
         let feed = try replay.map { try ReplayFeed(directory: $0, stepsPerSecond: speed == "max" ? nil : Double(speed)) }
         let database = try store.open(mode: .createIfMissing)
-        // The universe: --symbols, else the replay's symbols, else the stored session's.
+        if let follow { _ = try FollowedDirectory(directory: follow, universe: []) }  // a missing directory is exit 2 now
+        // The universe: --symbols, else the replay's symbols, else the stored session's, else the followed files'.
         var universe = try selection.list()
         if universe == nil, let feed { universe = feed.symbols }
         if universe == nil { universe = try JournaledLiveSession.storedSetup(in: database)?.universe }
+        if universe == nil, let follow { universe = try FollowedDirectory.symbols(in: follow) }
         guard let universe, !universe.isEmpty else {
-            throw UsageError("no symbol to serve: give --replay DIR or --symbols LIST to start a session in \(database.path)")
+            throw UsageError("no symbol to serve: give --replay DIR, --follow DIR (with CSV files) or --symbols LIST to start a session in \(database.path)")
         }
         let setup = LiveSessionSetup(configuration: LiveConfiguration(request: try live.request, symbolCount: universe.count), universe: universe)
         let portal = try loadPortal(database: database)
@@ -117,7 +129,13 @@ struct ServeCommand: ParsableCommand {
 
         var logger = Logger(label: "sentio.serve")
         logger.logLevel = .warning
-        let server = SentioHTTPServer(options: options, backend: backend, portal: portal, replay: feed, logger: logger)
+        let followFeed = try follow.map { directory in
+            FollowFeed(
+                directory: try FollowedDirectory(directory: directory, universe: backend.universe), pollInterval: pollInterval,
+                report: { FileHandle.standardError.write(Data("sentio serve: --follow: \($0)\n".utf8)) })
+        }
+        let server = SentioHTTPServer(
+            options: options, backend: backend, portal: portal, replay: feed, follow: followFeed, logger: logger)
         let host = self.host
         let done = DispatchSemaphore(value: 0)
         let failure = LockedError()

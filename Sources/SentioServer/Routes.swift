@@ -266,10 +266,16 @@ extension SentioHTTPServer {
         }
 
         // WebSocket.
-        router.ws("/ws/signals") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+        router.ws("/ws/signals") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, context in
             hub.handlerStarted()
             defer { hub.handlerEnded() }
-            guard let client = hub.subscribe() else {
+            let channel = context.requestContext.channel
+            // A client dropped as slow (or at shutdown) gets its close frame if it still reads; one that does not
+            // read has a full TCP window, so the frame cannot go out: after 2 s the connection is closed outright.
+            let forceClose: @Sendable () -> Void = {
+                _ = channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+            }
+            guard let client = hub.subscribe(forceClose: forceClose) else {
                 try await outbound.close(.goingAway, reason: "server shutting down")
                 return
             }
@@ -307,7 +313,8 @@ extension SentioHTTPServer {
 
     /// A contract body from the engine's cache; an `APIContractError` (no data yet) is a 404.
     static func contract(_ engine: LiveEngine, _ key: String, _ make: @escaping @Sendable (any LiveBackend) throws -> String) async throws -> CachedBody {
-        try await engine.body(key) { backend in
+        if let hit = engine.cachedBody(key) { return hit }
+        return try await engine.body(key) { backend in
             do { return CachedBody(try make(backend)) }
             catch let e as APIContractError { throw ServerError(status: .notFound, message: e.description) }
         }

@@ -99,6 +99,11 @@ actor LiveEngine {
         hub.publish(Self.encode(messages))
     }
 
+    /// The cached body for `key`, if any: read without entering the actor (a hit never waits for an ingestion).
+    nonisolated func cachedBody(_ key: String) -> CachedBody? {
+        cache.withLockedValue { $0[key] }
+    }
+
     /// The cached body for `key`, computing it with `make` on a miss.
     func body(_ key: String, _ make: @Sendable (any LiveBackend) throws -> CachedBody) throws -> CachedBody {
         if let hit = cache.withLockedValue({ $0[key] }) { return hit }
@@ -143,10 +148,13 @@ public struct ServerContext: RequestContext, WebSocketRequestContext, RemoteAddr
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<ServerContext>
     public let remoteAddress: SocketAddress?
+    /// The connection (a WebSocket that cannot take its close frame is closed through it).
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import JWTKit
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 import SentioAPI
 import SentioData
 import ServiceLifecycle
@@ -12,9 +14,9 @@ import UnixSignals
 
 /// `sentio serve`: the apps' HTTP and WebSocket API over a live backend (see the catalog article `Serving`).
 ///
-/// Build it with a backend (which owns the live state), an optional LP portal and an optional replay feed;
+/// Build it with a backend (which owns the live state), an optional LP portal and an optional replay or follow feed;
 /// ``run(gracefulShutdownSignals:onReady:)`` serves until SIGTERM/SIGINT (or ``shutdown()``), then shuts down
-/// in this order: WebSockets closed with 1001, the replay stopped, the HTTP server stops accepting and finishes
+/// in this order: WebSockets closed with 1001, the replay or follow feed stopped, the HTTP server stops accepting and finishes
 /// the requests in flight, the backend's last commit.
 public final class SentioHTTPServer: Sendable {
     public let options: ServerOptions
@@ -23,6 +25,7 @@ public final class SentioHTTPServer: Sendable {
     let metrics: ServerMetrics
     let portal: FundPortal?
     let replay: ReplayFeed?
+    let follow: FollowFeed?
     let rateLimiter: RateLimiter
     let portalCache = NIOLockedValueBox<[String: CachedBody]>([:])
     let group = NIOLockedValueBox<ServiceGroup?>(nil)
@@ -34,10 +37,11 @@ public final class SentioHTTPServer: Sendable {
     ///   - backend: the live state (loaded: `/healthz` answers 200 as soon as the server listens).
     ///   - portal: the LP portal's data; `nil` answers its endpoints 404 (after authentication).
     ///   - replay: bars to feed through the backend while serving.
+    ///   - follow: a directory of CSV files to follow while serving (bars from appended rows).
     ///   - logger: where the server and its services log.
     public init(
         options: ServerOptions, backend: sending any LiveBackend, portal: FundPortal? = nil, replay: ReplayFeed? = nil,
-        logger: Logger = Logger(label: "sentio.serve")
+        follow: FollowFeed? = nil, logger: Logger = Logger(label: "sentio.serve")
     ) {
         self.options = options
         let metrics = ServerMetrics()
@@ -47,6 +51,7 @@ public final class SentioHTTPServer: Sendable {
         engine = LiveEngine(backend: backend, hub: hub, metrics: metrics)
         self.portal = portal
         self.replay = replay
+        self.follow = follow
         rateLimiter = RateLimiter(perMinute: options.rateLimit)
         self.logger = logger
     }
@@ -54,6 +59,24 @@ public final class SentioHTTPServer: Sendable {
     /// Ingests bars as `POST /api/v1/bars` does (durable when it returns).
     public func ingest(_ bars: [FeedBar]) async throws -> [BarOutcome] {
         try await engine.ingest(bars)
+    }
+
+    /// The request-header limits: a request over any of them (a header flood, a huge header line) is answered
+    /// 400 and its connection closed, or closed at once, without touching the other connections.
+    public static let headerLimits = HTTP1Channel.Configuration.DecoderConfiguration(
+        maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 64 << 10, maxHeaderFieldCount: 256)
+
+    /// HTTP/1.1 with the WebSocket upgrade, the header limits, and a connection whose request cannot be parsed
+    /// closed (`ParseErrorCloser`).
+    static func serverBuilder(router: Router<ServerContext>) -> HTTPServerBuilder {
+        let webSocketResponder = router.buildResponder()
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: HTTP1Channel.Configuration(httpDecoderConfiguration: headerLimits),
+            ws: .init(maxFrameSize: 1 << 16, closeTimeout: .seconds(2)))
+        return HTTPServerBuilder { responder in
+            ClosingOnParseError(base: HTTP1WebSocketUpgradeChannel(
+                responder: responder, webSocketResponder: webSocketResponder, configuration: configuration))
+        }
     }
 
     /// Asks the running server to shut down gracefully (as SIGTERM does).
@@ -75,7 +98,7 @@ public final class SentioHTTPServer: Sendable {
         let router = makeRouter(keys: keys)
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(maxFrameSize: 1 << 16, closeTimeout: .seconds(2))),
+            server: Self.serverBuilder(router: router),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -97,6 +120,10 @@ public final class SentioHTTPServer: Sendable {
         services.append(.init(service: StepTicker(engine: engine, logger: logger), successTerminationBehavior: .ignore))
         if let replay {
             services.append(.init(service: ReplayService(feed: replay, engine: engine, logger: logger),
+                                  successTerminationBehavior: .ignore))
+        }
+        if let follow {
+            services.append(.init(service: FollowService(feed: follow, engine: engine, logger: logger),
                                   successTerminationBehavior: .ignore))
         }
         services.append(.init(service: webSocketService))
@@ -154,5 +181,38 @@ final class RateLimiter: Sendable {
             w[client] = entry
             return entry.count > perMinute ? Int(window + 60 - now) : nil
         }
+    }
+}
+
+/// A child channel whose connection is closed when its HTTP request cannot be parsed (over the header limits,
+/// malformed). Hummingbird answers such a request with 400 and closes, except for a connection's first request,
+/// which the WebSocket upgrade check reads before Hummingbird's handler exists: nothing would close it.
+struct ClosingOnParseError<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            try channel.pipeline.syncOperations.addHandler(ParseErrorCloser())
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+/// Closes the connection 1 s after an `HTTPParserError` (time for Hummingbird's own 400 where it answers one);
+/// passes everything on.
+final class ParseErrorCloser: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError {
+            let channel = context.channel
+            _ = context.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        }
+        context.fireErrorCaught(error)
     }
 }

@@ -7,6 +7,9 @@ import SentioAPI
 /// at once; a client whose buffer is full has fallen behind and is **closed** (code 1008, policy violation,
 /// reason `slow consumer: more than N messages behind`) rather than skipped to the newest state: a client that
 /// reconnects gets the full current state as its snapshot. On shutdown every client is closed with 1001.
+/// When a client's stream ends (slow or shutdown) its `forceClose` runs: the WebSocket handler uses it to close
+/// the connection outright if the close frame cannot be delivered in time (a client that never reads has a full
+/// TCP window: nothing more can be sent to it).
 final class SignalHub: Sendable {
     /// Why a client's stream ended.
     enum End: Sendable { case slow, shutdown }
@@ -14,6 +17,7 @@ final class SignalHub: Sendable {
     struct Client: Sendable {
         let continuation: AsyncStream<String>.Continuation
         let end: NIOLockedValueBox<End?>
+        let forceClose: @Sendable () -> Void
     }
 
     private struct State {
@@ -42,14 +46,17 @@ final class SignalHub: Sendable {
 
     /// Registers a client: returns the snapshot (one message per symbol) and the stream of later messages,
     /// atomically (no message is lost or doubled between them); `nil` after shutdown.
-    func subscribe() -> (id: Int, snapshot: [String], stream: AsyncStream<String>, end: NIOLockedValueBox<End?>)? {
+    /// `forceClose` is called once the client's stream has ended (slow or shutdown), outside the hub's lock.
+    func subscribe(
+        forceClose: @escaping @Sendable () -> Void = {}
+    ) -> (id: Int, snapshot: [String], stream: AsyncStream<String>, end: NIOLockedValueBox<End?>)? {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(capacity))
         let end = NIOLockedValueBox<End?>(nil)
         return state.withLockedValue { s in
             guard !s.closed else { return nil }
             let id = s.nextID
             s.nextID += 1
-            s.clients[id] = Client(continuation: continuation, end: end)
+            s.clients[id] = Client(continuation: continuation, end: end, forceClose: forceClose)
             return (id, s.order.compactMap { s.current[$0] }, stream, end)
         }
     }
@@ -79,7 +86,10 @@ final class SignalHub: Sendable {
                 }
             }
         }
-        for client in slow { client.continuation.finish() }
+        for client in slow {
+            client.continuation.finish()
+            client.forceClose()
+        }
     }
 
     /// Sets the current state without sending (a restart's loaded state).
@@ -103,6 +113,7 @@ final class SignalHub: Sendable {
         for c in clients {
             c.end.withLockedValue { $0 = .shutdown }
             c.continuation.finish()
+            c.forceClose()
         }
     }
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import JWTKit
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import SentioAPI
@@ -35,7 +36,13 @@ final class ServerHarness: @unchecked Sendable {
     static let ingestToken = "test-ingest-token"
     static let jwtSecret = "test-jwt-secret-0123456789abcdef"
 
-    init(preload: Int = 480, configure: (inout ServerOptions) -> Void = { _ in }, portal: FundPortal? = nil) async throws {
+    /// What a `--follow` feed reported (notices, bad rows, rejected bars), in order.
+    let reports: NIOLockedValueBox<[String]>
+
+    init(
+        preload: Int = 480, configure: (inout ServerOptions) -> Void = { _ in }, portal: FundPortal? = nil,
+        follow: URL? = nil
+    ) async throws {
         directory = try temporaryDirectory("sentio-serve-tests")
         let database = try SentioDatabase(path: directory.appendingPathComponent("store.sqlite").path)
         let setup = LiveSessionSetup(
@@ -52,7 +59,15 @@ final class ServerHarness: @unchecked Sendable {
         var logger = Logger(label: "sentio.serve.tests")
         logger.logLevel = .critical
         let chosenPortal = try portal ?? Self.samplePortal()
-        let server = SentioHTTPServer(options: options, backend: backend, portal: chosenPortal, logger: logger)
+        let reports = NIOLockedValueBox<[String]>([])
+        self.reports = reports
+        let followFeed = try follow.map { directory in
+            FollowFeed(
+                directory: try FollowedDirectory(directory: directory.path, universe: testSymbols), pollInterval: 0.02,
+                report: { line in reports.withLockedValue { $0.append(line) } })
+        }
+        let server = SentioHTTPServer(
+            options: options, backend: backend, portal: chosenPortal, follow: followFeed, logger: logger)
         self.server = server
         let (ready, continuation) = AsyncStream<Int>.makeStream()
         runTask = Task {
@@ -96,6 +111,15 @@ final class ServerHarness: @unchecked Sendable {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 64 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+
+    /// A value of the Prometheus text at `/metrics` (the first sample of `name`).
+    func metric(_ name: String) async throws -> Double? {
+        let text = try await request("/metrics").body
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") || line.hasPrefix(name + "{") {
+            return line.split(separator: " ").last.flatMap { Double($0) }
+        }
+        return nil
     }
 
     func ingest(_ bars: [FeedBar]) async throws -> Reply {
