@@ -24,6 +24,7 @@ struct SentioCommand: ParsableCommand {
         subcommands: [
             BacktestCommand.self,
             SignalsCommand.self,
+            EvaluateCommand.self,
             IndicatorsCommand.self,
             GenerateCommand.self,
             XirrCommand.self,
