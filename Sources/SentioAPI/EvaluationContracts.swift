@@ -41,7 +41,7 @@ public struct EvaluationResponse: Sendable, Equatable, Codable {
     public init(_ e: WalkForwardEvaluation) {
         self.init(
             model: SignalHistoryResponse.modelName, config: e.config, symbols: e.symbols, evaluatedBars: e.evaluatedBars,
-            horizonBars: e.config.horizon, rules: e.rules.map(EvaluationRuleFigures.init),
+            horizonBars: e.config.horizon, rules: e.rules.map { EvaluationRuleFigures($0) },
             rulesWithoutSignals: e.rulesWithoutSignals.map(\.rawValue), rollingWindow: e.rollingWindow,
             rollingInformationCoefficient: e.rollingInformationCoefficient.map {
                 EvaluationRollingPoint(timestamp: APITimestamp(epochSeconds: $0.timestamp), value: $0.value)

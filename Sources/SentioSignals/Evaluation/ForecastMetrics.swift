@@ -42,11 +42,16 @@ public enum ForecastMetrics {
             sumP[b] += p
             if y { hits[b] += 1 }
         }
-        return (0..<n).compactMap { b in
-            count[b] == 0 ? nil : ReliabilityBin(
-                bin: b, lower: Double(b) / Double(n), upper: Double(b + 1) / Double(n),
-                meanConfidence: sumP[b] / Double(count[b]), observedFrequency: Double(hits[b]) / Double(count[b]), count: count[b])
+        var rows: [ReliabilityBin] = []
+        for b in 0..<n where count[b] > 0 {
+            let total = Double(count[b])
+            let lower = Double(b) / Double(n)
+            let upper = Double(b + 1) / Double(n)
+            rows.append(ReliabilityBin(
+                bin: b, lower: lower, upper: upper, meanConfidence: sumP[b] / total,
+                observedFrequency: Double(hits[b]) / total, count: count[b]))
         }
+        return rows
     }
 
     /// Expected calibration error `Σ_b (n_b / N)·|mean confidence_b − observed frequency_b|` over the
