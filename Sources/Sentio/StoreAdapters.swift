@@ -19,6 +19,7 @@ extension StoredSignal {
             ("averageTrueRange", number(signal.averageTrueRange)), ("barIndex", "\(signal.barIndex)"),
             ("barsUntilReady", "\(signal.barsUntilReady)"), ("change", number(signal.change)),
             ("changePercent", number(signal.changePercent)), ("forecastLogReturn", number(signal.forecastLogReturn)),
+            ("fitStrength", number(signal.fitStrength)),
             ("forecastStandardError", number(signal.forecastStandardError)), ("reason", "\"\(signal.reason.rawValue)\""),
             ("rsi", number(signal.rsi)), ("targetReturn", number(signal.targetReturn)),
             ("volumeRatio", number(signal.volumeRatio)),
@@ -36,6 +37,8 @@ extension Signal {
     private struct Details: Decodable {
         var adjustedRSquared, aiSignal, averageTrueRange, change, changePercent, forecastLogReturn: Double?
         var forecastStandardError, rsi, targetReturn, volumeRatio: Double?
+        /// Absent in records written before the calibrated confidence (then 0).
+        var fitStrength: Double?
         var barIndex, barsUntilReady: Int
         var reason: String
     }
@@ -56,7 +59,7 @@ extension Signal {
             forecastLogReturn: details.forecastLogReturn ?? .nan,
             forecastStandardError: details.forecastStandardError ?? .nan,
             adjustedRSquared: details.adjustedRSquared ?? .nan, averageTrueRange: details.averageTrueRange ?? .nan,
-            reason: reason, barsUntilReady: details.barsUntilReady)
+            reason: reason, barsUntilReady: details.barsUntilReady, fitStrength: details.fitStrength ?? 0)
     }
 }
 

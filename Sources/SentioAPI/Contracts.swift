@@ -103,11 +103,11 @@ public struct SignalHistoryResponse: Sendable, Equatable, Codable {
     public var model: String
     public var config: SignalModelConfig
     public var timestamp: APITimestamp
-    public var signals: [APISignal]
+    public var signals: [APISignalHistoryRow]
     public var warmingUp: [WarmingUpSymbol]
 
     public init(
-        model: String = SignalHistoryResponse.modelName, config: SignalModelConfig, timestamp: APITimestamp, signals: [APISignal],
+        model: String = SignalHistoryResponse.modelName, config: SignalModelConfig, timestamp: APITimestamp, signals: [APISignalHistoryRow],
         warmingUp: [WarmingUpSymbol]
     ) {
         self.model = model
@@ -117,8 +117,72 @@ public struct SignalHistoryResponse: Sendable, Equatable, Codable {
         self.warmingUp = warmingUp
     }
 
-    /// ``signals`` as CSV (``APISignal/csv(_:)``).
-    public func csv() throws(APIEncodingError) -> String { try APISignal.csv(signals) }
+    /// ``signals`` as CSV (``APISignalHistoryRow/csv(_:)``).
+    public func csv() throws(APIEncodingError) -> String { try APISignalHistoryRow.csv(signals) }
+}
+
+/// One row of the signal history: the signal (every ``APISignal`` field, same keys) and its outcome.
+///
+/// - `horizonBars`: the model's horizon `h`; the signal is judged on the close `h` bars later.
+/// - `realizedReturn`: `100 × (C[t+h] / C[t] − 1)` percent (the same unit as `targetReturn`), `null` until bar
+///   `t + h` exists.
+/// - `right`: for BUY `realizedReturn > 0`, for SELL `realizedReturn < 0` (the sign of the log return
+///   `ln(C[t+h]/C[t])`); `null` for HOLD (not scored) and until resolved.
+public struct APISignalHistoryRow: Sendable, Hashable, Codable {
+    public var signal: APISignal
+    public var horizonBars: Int
+    public var realizedReturn: Double?
+    public var right: Bool?
+
+    public init(signal: APISignal, horizonBars: Int, realizedReturn: Double?, right: Bool?) {
+        self.signal = signal
+        self.horizonBars = horizonBars
+        self.realizedReturn = realizedReturn
+        self.right = right
+    }
+
+    private enum ExtraKeys: String, CodingKey { case horizonBars, realizedReturn, right }
+
+    /// The signal's keys, then `horizonBars`, `realizedReturn`, `right` (`null` when not known).
+    public func encode(to encoder: any Encoder) throws {
+        try signal.encode(to: encoder)
+        var c = encoder.container(keyedBy: ExtraKeys.self)
+        try c.encode(horizonBars, forKey: .horizonBars)
+        try c.encodeIfPresent(realizedReturn, forKey: .realizedReturn)
+        try c.encodeIfPresent(right, forKey: .right)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        signal = try APISignal(from: decoder)
+        let c = try decoder.container(keyedBy: ExtraKeys.self)
+        horizonBars = try c.decode(Int.self, forKey: .horizonBars)
+        realizedReturn = try c.decode(Double?.self, forKey: .realizedReturn)
+        right = try c.decode(Bool?.self, forKey: .right)
+    }
+
+    /// The CSV header: ``APISignal/csvColumns`` then `horizonBars`, `realizedReturn`, `right`.
+    public static let csvColumns = APISignal.csvColumns + ["horizonBars", "realizedReturn", "right"]
+
+    /// Rows as CSV: the ``APISignal/csv(_:)`` cells, then `horizonBars`, `realizedReturn` (empty until known)
+    /// and `right` (`true`/`false`, empty for HOLD and until known).
+    ///
+    /// - Throws: ``APIEncodingError`` naming `signals[i].field` for a non-finite number.
+    public static func csv(_ rows: [APISignalHistoryRow]) throws(APIEncodingError) -> String {
+        let base = try APISignal.csv(rows.map(\.signal)).split(separator: "\n", omittingEmptySubsequences: false)
+        var out = csvColumns.joined(separator: ",") + "\n"
+        // APISignal.csv writes one line per signal (texts never hold line breaks: they are generated).
+        for (i, row) in rows.enumerated() {
+            var realized = ""
+            if let r = row.realizedReturn {
+                guard let text = APIJSON.number(r) else {
+                    throw APIEncodingError(field: "signals[\(i)].realizedReturn", message: "non-finite number \(r): a contract number is never null, NaN or infinite")
+                }
+                realized = text
+            }
+            out += base[i + 1] + ",\(row.horizonBars),\(realized),\(row.right.map { $0 ? "true" : "false" } ?? "")\n"
+        }
+        return out
+    }
 }
 
 extension APISignal {

@@ -70,15 +70,33 @@ public enum SignalContracts {
         try history(series.map { try SignalModel.evaluate($0, config: config) }, config: config)
     }
 
-    /// ``SignalHistoryResponse`` from every bar's engine signal, per symbol (each in time order).
+    /// ``SignalHistoryResponse`` from every bar's engine signal, per symbol (each the whole series' signals in
+    /// time order, warm-up included, as `SignalModel.evaluate(_:config:)` returns them: the outcome of bar `i` is
+    /// read from the price of bar `i + h`).
     /// - Throws: as ``history(series:config:)``.
     public static func history(_ signalsBySymbol: [[Signal]], config: SignalModelConfig) throws(APIContractError) -> SignalHistoryResponse {
         guard let time = signalsBySymbol.compactMap({ $0.last?.timestamp }).max() else {
             throw APIContractError(subject: "signals", field: "timestamp", message: "no symbol has any bar")
         }
-        var signals: [APISignal] = [], warming: [WarmingUpSymbol] = []
+        var signals: [APISignalHistoryRow] = [], warming: [WarmingUpSymbol] = []
+        let h = config.horizon
         for perSymbol in signalsBySymbol {
-            for s in perSymbol where !s.isWarmUp { signals.append(try signal(s, config: config)) }
+            for (i, s) in perSymbol.enumerated() where !s.isWarmUp {
+                // The outcome: the close h bars later (each signal carries its bar's close as price).
+                var realized: Double?
+                var right: Bool?
+                if i + h < perSymbol.count {
+                    let ratio = perSymbol[i + h].price / s.price
+                    realized = 100 * (ratio - 1)
+                    switch s.signalType {
+                    case .buy: right = ratio > 1
+                    case .sell: right = ratio < 1
+                    case .hold: right = nil
+                    }
+                }
+                signals.append(APISignalHistoryRow(
+                    signal: try signal(s, config: config), horizonBars: h, realizedReturn: realized, right: right))
+            }
             if let last = perSymbol.last, last.isWarmUp {
                 warming.append(WarmingUpSymbol(symbol: last.symbol, barsRemaining: last.barsUntilReady))
             }

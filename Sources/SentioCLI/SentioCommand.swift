@@ -25,6 +25,7 @@ struct SentioCommand: ParsableCommand {
             BacktestCommand.self,
             SweepCommand.self,
             SignalsCommand.self,
+            EvaluateCommand.self,
             IndicatorsCommand.self,
             GenerateCommand.self,
             XirrCommand.self,

@@ -47,7 +47,10 @@ public struct Signal: Sendable, Equatable, Codable {
     /// `100 × change / previous close` (0 on the first bar).
     public var changePercent: Double
     public var signalType: SignalType
-    /// In [0, 1]: `(2Φ(|aiSignal|) − 1) × √max(0, adjusted R²)`; 0 during warm-up.
+    /// In [0, 1]: the calibrated probability that the signal is right (BUY: the log return over the next `h`
+    /// bars is positive; SELL: negative), learned walk-forward from the signals already resolved by this bar
+    /// (``ConfidenceCalibrator``). For a HOLD: the probability for a signal in the forecast's direction. 0 during
+    /// warm-up and for a degenerate fit.
     public var confidence: Double
     /// Forecast simple return over the horizon, percent: `100 × (exp(forecast) − 1)`; 0 during warm-up.
     public var targetReturn: Double
@@ -57,6 +60,9 @@ public struct Signal: Sendable, Equatable, Codable {
     public var profitTarget: Double
     /// Forecast divided by its standard error (t-statistic-like score); 0 during warm-up.
     public var aiSignal: Double
+    /// The uncalibrated fit strength `(2Φ(|aiSignal|) − 1) × √max(0, adjusted R²)` in [0, 1] (the BUY gate
+    /// `minimumConfidence` reads it); 0 during warm-up.
+    public var fitStrength: Double
     /// Wilder RSI; NaN before it exists.
     public var rsi: Double
     /// Volume over its window mean; NaN before it exists (or for an all-zero-volume window).
@@ -79,8 +85,9 @@ public struct Signal: Sendable, Equatable, Codable {
         signalType: SignalType, confidence: Double, targetReturn: Double, stopLoss: Double, profitTarget: Double,
         aiSignal: Double, rsi: Double, volumeRatio: Double, forecastLogReturn: Double,
         forecastStandardError: Double, adjustedRSquared: Double, averageTrueRange: Double,
-        reason: SignalReason, barsUntilReady: Int
+        reason: SignalReason, barsUntilReady: Int, fitStrength: Double = 0
     ) {
+        self.fitStrength = fitStrength
         self.symbol = symbol
         self.timestamp = timestamp
         self.barIndex = barIndex
@@ -124,6 +131,7 @@ public struct Signal: Sendable, Equatable, Codable {
             && a.price.bitPattern == b.price.bitPattern && a.change.bitPattern == b.change.bitPattern
             && a.changePercent.bitPattern == b.changePercent.bitPattern
             && a.confidence.bitPattern == b.confidence.bitPattern
+            && a.fitStrength.bitPattern == b.fitStrength.bitPattern
             && a.targetReturn.bitPattern == b.targetReturn.bitPattern
             && a.stopLoss.bitPattern == b.stopLoss.bitPattern
             && a.profitTarget.bitPattern == b.profitTarget.bitPattern

@@ -28,7 +28,9 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
     public var buyScoreThreshold: Double = 1.0
     /// A score SELL needs `aiSignal ≤ −sellScoreThreshold`.
     public var sellScoreThreshold: Double = 1.0
-    /// BUY needs `confidence ≥ minimumConfidence` (in [0, 1]).
+    /// BUY needs the fit strength ``Signal/fitStrength`` `= (2Φ(|aiSignal|) − 1)·√max(0, R̄²) ≥ minimumConfidence`
+    /// (in [0, 1]). The gate reads the fit strength, not the calibrated ``Signal/confidence``, so that which
+    /// signals are made never depends on the calibrator that scores them.
     public var minimumConfidence: Double = 0.25
     /// RSI at or above this level blocks a BUY and triggers a SELL.
     public var rsiOverbought: Double = 70
@@ -40,6 +42,16 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
     /// (a simple stand-in for the Hansen–Hodrick correction). With it, the score is close to N(0, 1) on
     /// unpredictable data.
     public var overlapCorrection: Bool = true
+    /// Calibrator bins per direction over the directional score (see ``ConfidenceCalibrator``).
+    public var calibrationBins: Int = 8
+    /// The calibrator's bins cover directional scores in `[−calibrationScoreRange, calibrationScoreRange]`
+    /// (scores outside fall into the end bins).
+    public var calibrationScoreRange: Double = 4
+    /// Resolved BUY/SELL signals needed before the calibrator's bins are used; before, `confidence` is the base
+    /// rate `(right + 1)/(resolved + 2)` of the signals resolved so far.
+    public var calibrationMinimumSignals: Int = 30
+    /// Pseudo-count of the base-rate prior in each calibrator bin (greater than 0).
+    public var calibrationPriorWeight: Double = 20
     /// Confidence at or above which the text says "Strong"/"High confidence".
     public var strongConfidence: Double = 0.6
     /// Confidence at or above which the text says "Moderate confidence" (below: "Low confidence").
@@ -88,6 +100,14 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
             (0...100).contains(rsiOversold) && rsiOversold < rsiOverbought, "rsiOversold",
             "in [0, 100] and below rsiOverbought (\(rsiOverbought))", "\(rsiOversold)")
         try require(stopLossATRMultiple.isFinite && stopLossATRMultiple > 0, "stopLossATRMultiple", "finite and greater than 0", "\(stopLossATRMultiple)")
+        try require((1...1000).contains(calibrationBins), "calibrationBins", "in 1...1000", "\(calibrationBins)")
+        try require(
+            calibrationScoreRange.isFinite && calibrationScoreRange > 0, "calibrationScoreRange", "finite and greater than 0",
+            "\(calibrationScoreRange)")
+        try require(calibrationMinimumSignals >= 0, "calibrationMinimumSignals", "at least 0", "\(calibrationMinimumSignals)")
+        try require(
+            calibrationPriorWeight.isFinite && calibrationPriorWeight > 0, "calibrationPriorWeight", "finite and greater than 0",
+            "\(calibrationPriorWeight)")
         try require((0...1).contains(strongConfidence), "strongConfidence", "in [0, 1]", "\(strongConfidence)")
         try require(
             (0...1).contains(moderateConfidence) && moderateConfidence <= strongConfidence, "moderateConfidence",
@@ -98,6 +118,7 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
         case horizon, regressionWindow, regressionReseedInterval, shortMomentumPeriod, mediumMomentumPeriod, rsiPeriod, volumeWindow, atrPeriod
         case buyScoreThreshold, sellScoreThreshold, minimumConfidence, rsiOverbought, rsiOversold
         case stopLossATRMultiple, overlapCorrection, strongConfidence, moderateConfidence
+        case calibrationBins, calibrationScoreRange, calibrationMinimumSignals, calibrationPriorWeight
     }
 
     private struct AnyKey: CodingKey {
@@ -140,6 +161,10 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
         try read(.overlapCorrection, &config.overlapCorrection)
         try read(.strongConfidence, &config.strongConfidence)
         try read(.moderateConfidence, &config.moderateConfidence)
+        try read(.calibrationBins, &config.calibrationBins)
+        try read(.calibrationScoreRange, &config.calibrationScoreRange)
+        try read(.calibrationMinimumSignals, &config.calibrationMinimumSignals)
+        try read(.calibrationPriorWeight, &config.calibrationPriorWeight)
         self = config
     }
 }

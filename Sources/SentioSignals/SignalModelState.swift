@@ -53,6 +53,11 @@ public struct SignalModelState: Sendable, Codable {
     /// Feature rows of the last `h + 1` bars, row of bar `t` at slot `t mod (h + 1)`.
     @usableFromInline var featureRows: [Double]
     @usableFromInline var regression: RollingRegression
+    /// The walk-forward confidence calibrator (see ``ConfidenceCalibrator``).
+    public private(set) var calibrator: ConfidenceCalibrator
+    /// Signals awaiting their outcome: slot `t mod (h + 1)` holds `0` (no BUY/SELL at bar `t`) or
+    /// `1 + direction × bins + bin` of the signal made at bar `t`.
+    @usableFromInline var pendingSignals: [Int]
     @usableFromInline var barIndex = 0
     @usableFromInline var previousClose = Double.nan
     @usableFromInline var previousTimestamp = Int64.min
@@ -75,6 +80,8 @@ public struct SignalModelState: Sendable, Codable {
         featureRows = [Double](repeating: 0, count: (config.horizon + 1) * Self.featureCount)
         regression = RollingRegression(
             window: config.regressionWindow, regressorCount: Self.featureCount, reseedInterval: config.regressionReseedInterval)
+        calibrator = ConfidenceCalibrator(config: config)
+        pendingSignals = [Int](repeating: 0, count: config.horizon + 1)
         featureLookback = config.featureLookback
         firstSignalIndex = config.firstSignalIndex
         overlapFactor = config.overlapCorrection ? Double(config.horizon).squareRoot() : 1
@@ -135,6 +142,17 @@ public struct SignalModelState: Sendable, Codable {
         let k = Self.featureCount
         let h = config.horizon
         let slots = h + 1
+        // The BUY/SELL signal made at bar t − h (if any) resolves now: right when ln(Cₜ / Cₜ₋ₕ) has its sign.
+        if t >= h {
+            let code = pendingSignals[(t - h) % slots]
+            if code > 0 {
+                let bins = config.calibrationBins
+                let direction = (code - 1) / bins
+                let realized = log(close / closes[closes.count - 1 - h])
+                calibrator.record(direction: direction, bin: (code - 1) % bins, isRight: direction == 0 ? realized > 0 : realized < 0)
+            }
+        }
+        pendingSignals[t % slots] = 0
         let hasFeatures = t >= featureLookback
         var status = RegressionWindowStatus.warmingUp
         var forecast = (value: 0.0, standardError: Double.nan)
@@ -199,29 +217,42 @@ public struct SignalModelState: Sendable, Codable {
         let adjustedRSquared = 1 - (1 - regression.rSquared) * adjustedRSquaredFactor
         let quality = adjustedRSquared > 0 ? adjustedRSquared.squareRoot() : 0  // NaN (constant target) → 0
         // 2Φ(|z|) − 1 = erf(|z|/√2): the probability mass of the forecast's sign beyond a coin flip.
-        let confidence = Swift.min(1, Swift.max(0, erf(abs(score) * 0.7071067811865476) * quality))
+        let fitStrength = Swift.min(1, Swift.max(0, erf(abs(score) * 0.7071067811865476) * quality))
         let targetReturn = expm1(forecast.value) * 100
         signal.forecastLogReturn = forecast.value
         signal.forecastStandardError = standardError
         signal.adjustedRSquared = adjustedRSquared
         signal.aiSignal = score
-        signal.confidence = confidence
+        signal.fitStrength = fitStrength
         signal.targetReturn = targetReturn
         signal.profitTarget = close * (1 + targetReturn / 100)
-        (signal.signalType, signal.reason) = Self.rule(score: score, confidence: confidence, rsi: rsiValue, config: config)
+        (signal.signalType, signal.reason) = Self.rule(score: score, fitStrength: fitStrength, rsi: rsiValue, config: config)
+        // Calibrated confidence: BUY/SELL in their own direction; HOLD in the forecast's direction.
+        let direction: Int
+        switch signal.signalType {
+        case .buy: direction = 0
+        case .sell: direction = 1
+        case .hold: direction = score >= 0 ? 0 : 1
+        }
+        let directionalScore = direction == 0 ? score : -score
+        signal.confidence = calibrator.probability(direction: direction, directionalScore: directionalScore)
+        if signal.signalType != .hold {
+            pendingSignals[t % slots] = 1 + direction * config.calibrationBins + calibrator.bin(directionalScore: directionalScore)
+        }
         return signal
     }
 
     /// The signal-type rules, in order: overbought RSI → SELL; score ≤ −sell threshold → SELL unless RSI is
-    /// oversold (HOLD); score ≥ buy threshold → BUY if confidence clears the minimum, else HOLD; otherwise HOLD.
+    /// oversold (HOLD); score ≥ buy threshold → BUY if the fit strength clears `minimumConfidence`, else HOLD;
+    /// otherwise HOLD.
     @inlinable
-    static func rule(score: Double, confidence: Double, rsi: Double, config: SignalModelConfig) -> (SignalType, SignalReason) {
+    static func rule(score: Double, fitStrength: Double, rsi: Double, config: SignalModelConfig) -> (SignalType, SignalReason) {
         if rsi >= config.rsiOverbought { return (.sell, .overbought) }
         if score <= -config.sellScoreThreshold {
             return rsi <= config.rsiOversold ? (.hold, .oversoldBlocksSell) : (.sell, .negativeScore)
         }
         if score >= config.buyScoreThreshold {
-            return confidence >= config.minimumConfidence ? (.buy, .positiveScore) : (.hold, .lowConfidence)
+            return fitStrength >= config.minimumConfidence ? (.buy, .positiveScore) : (.hold, .lowConfidence)
         }
         return (.hold, .weakScore)
     }

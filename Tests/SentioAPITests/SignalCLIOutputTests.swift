@@ -18,6 +18,27 @@ struct StrictModelConfig: Decodable {
     let stopLossATRMultiple: Double
     let overlapCorrection: Bool
     let strongConfidence, moderateConfidence: Double
+    let calibrationBins, calibrationMinimumSignals: Int
+    let calibrationScoreRange, calibrationPriorWeight: Double
+}
+
+/// The outcome fields of a history row: every key present, `realizedReturn`/`right` possibly `null`.
+struct StrictHistoryOutcome: Decodable {
+    let horizonBars: Int
+    let realizedReturn: Double?
+    let right: Bool?
+    enum CodingKeys: String, CodingKey { case horizonBars, realizedReturn, right }
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        horizonBars = try c.decode(Int.self, forKey: .horizonBars)
+        realizedReturn = try c.decode(Double?.self, forKey: .realizedReturn)
+        right = try c.decode(Bool?.self, forKey: .right)
+    }
+}
+
+/// The outcomes of `sentio signals --history` JSON.
+struct StrictSignalHistoryOutcomes: Decodable {
+    let signals: [StrictHistoryOutcome]
 }
 
 /// `sentio signals --history` JSON.
@@ -102,6 +123,31 @@ struct SignalCLIOutputTests {
         #expect(!decoded.signals.isEmpty && decoded.warmingUp.isEmpty)
         #expect(run.stdout == (try APIJSON.encode(SignalContracts.history(series: selected, config: config))))
         try Golden.check("signal-history.json", run.stdout)
+        // Outcomes: h = 5; realizedReturn from the close h bars later, null for the last h bars of each symbol;
+        // right only for BUY/SELL.
+        let outcomes = try Strict.decode(StrictSignalHistoryOutcomes.self, run.stdout).signals
+        #expect(outcomes.count == decoded.signals.count && outcomes.allSatisfy { $0.horizonBars == config.horizon })
+        var row = 0
+        for s in selected {
+            let ready = try SignalModel.evaluate(s, config: config).filter { !$0.isWarmUp }
+            for signal in ready {
+                let o = outcomes[row]
+                let later = signal.barIndex + config.horizon
+                if later < s.count {
+                    let expected = 100 * (s.close[later] / s.close[signal.barIndex] - 1)
+                    #expect(o.realizedReturn == expected)
+                    switch signal.signalType {
+                    case .buy: #expect(o.right == (s.close[later] > s.close[signal.barIndex]))
+                    case .sell: #expect(o.right == (s.close[later] < s.close[signal.barIndex]))
+                    case .hold: #expect(o.right == nil)
+                    }
+                } else {
+                    #expect(o.realizedReturn == nil && o.right == nil)
+                }
+                row += 1
+            }
+        }
+        #expect(outcomes.suffix(config.horizon).allSatisfy { $0.realizedReturn == nil })
 
         let csv = try sentio(arguments + ["--format", "csv"])
         #expect(csv.status == 0, "\(csv.stderr)")
@@ -109,13 +155,19 @@ struct SignalCLIOutputTests {
         let header = lines.first.map { $0.split(separator: ",").map(String.init) }
         #expect(header == ["id", "symbol", "timestamp", "price", "change", "changePercent", "signalType", "confidence",
                            "targetReturn", "stopLoss", "profitTarget", "aiSignal", "rsi", "volumeRatio", "recommendation",
-                           "reasoning"])
+                           "reasoning", "horizonBars", "realizedReturn", "right"])
         #expect(lines.count == 1 + decoded.signals.count)
         for (line, signal) in zip(lines.dropFirst(), decoded.signals) {
             let cells = line.split(separator: ",", maxSplits: 14, omittingEmptySubsequences: false).map(String.init)
             #expect(UUID(uuidString: cells[0]) == signal.id && cells[1] == signal.symbol)
             #expect(Strict.parseTimestamp(cells[2]) == signal.timestamp)
             #expect(Double(cells[3]) == signal.price && Double(cells[9]) == signal.stopLoss && Double(cells[13]) == signal.volumeRatio)
+        }
+        for (line, outcome) in zip(lines.dropFirst(), outcomes) {
+            let tail = line.split(separator: ",", omittingEmptySubsequences: false).suffix(3).map(String.init)
+            #expect(tail[0] == "\(outcome.horizonBars)")
+            #expect(tail[1] == (outcome.realizedReturn.map { "\($0)" } ?? ""))
+            #expect(tail[2] == (outcome.right.map { $0 ? "true" : "false" } ?? ""))
         }
     }
 }

@@ -83,8 +83,8 @@ struct SignalsCLITests {
         config.sellScoreThreshold = 2
         let signals = try SignalModel.evaluate(try OHLCVReader.read(path: file), config: config)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        // The columns are the Signal contract's fields, in its order; one row per signal past the warm-up.
-        #expect(lines.first == "id,symbol,timestamp,price,change,changePercent,signalType,confidence,targetReturn,stopLoss,profitTarget,aiSignal,rsi,volumeRatio,recommendation,reasoning")
+        // The columns are the Signal contract's fields, in its order, then the outcome; one row per signal past the warm-up.
+        #expect(lines.first == "id,symbol,timestamp,price,change,changePercent,signalType,confidence,targetReturn,stopLoss,profitTarget,aiSignal,rsi,volumeRatio,recommendation,reasoning,horizonBars,realizedReturn,right")
         #expect(lines.count == 1 + signals.count - config.firstSignalIndex + 1 && lines.last == "")
         for (line, signal) in zip(lines.dropFirst(), signals[config.firstSignalIndex...]) {
             let cells = line.split(separator: ",", maxSplits: 14, omittingEmptySubsequences: false).map(String.init)

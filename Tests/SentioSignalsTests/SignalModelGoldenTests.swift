@@ -43,7 +43,9 @@ struct SignalModelGoldenTests {
         expectClose(picked.map(\.forecastStandardError), expected["standard_error"]!, relative: 1e-8, "standard error")
         expectClose(picked.map(\.aiSignal), expected["ai_signal"]!, relative: 1e-8, absolute: 1e-12, "aiSignal")
         expectClose(picked.map(\.adjustedRSquared), expected["adjusted_r2"]!, relative: 1e-8, absolute: 1e-12, "adjusted R²")
-        expectClose(picked.map(\.confidence), expected["confidence"]!, relative: 1e-8, absolute: 1e-12, "confidence")
+        expectClose(picked.map(\.fitStrength), expected["fit_strength"]!, relative: 1e-8, absolute: 1e-12, "fit strength")
+        // The calibrated confidence (Tests/Fixtures/signals/calibration.py, counts recomputed from scratch per bar).
+        expectClose(picked.map(\.confidence), expected["confidence"]!, relative: 1e-12, absolute: 1e-14, "confidence")
         expectClose(picked.map(\.targetReturn), expected["target_return"]!, relative: 1e-8, absolute: 1e-12, "targetReturn")
         expectClose(picked.map(\.stopLoss), expected["stop_loss"]!, relative: 1e-12, "stopLoss")
         expectClose(picked.map(\.profitTarget), expected["profit_target"]!, relative: 1e-12, "profitTarget")
@@ -51,9 +53,9 @@ struct SignalModelGoldenTests {
         expectClose(picked.map(\.volumeRatio), expected["volume_ratio"]!, relative: 1e-12, "volumeRatio")
         var mismatches = 0
         for (signal, kind) in zip(picked, kinds) where signal.signalType.rawValue != kind {
-            // Only a score or confidence within rounding of a threshold may flip.
+            // Only a score or fit strength within rounding of a threshold may flip.
             mismatches += 1
-            Issue.record("bar \(signal.barIndex): \(signal.signalType.rawValue) vs reference \(kind) (score \(signal.aiSignal), confidence \(signal.confidence))")
+            Issue.record("bar \(signal.barIndex): \(signal.signalType.rawValue) vs reference \(kind) (score \(signal.aiSignal), fit strength \(signal.fitStrength))")
         }
         #expect(mismatches == 0)
         // The reference has all three kinds, so the rules are exercised.

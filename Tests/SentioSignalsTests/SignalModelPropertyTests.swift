@@ -116,7 +116,7 @@ struct SignalModelPropertyTests {
                 #expect(abs(s.profitTarget - s.price * (1 + s.targetReturn / 100)) <= 1e-12 * s.price)
                 if !s.isWarmUp {
                     #expect(s.aiSignal == s.forecastLogReturn / s.forecastStandardError)
-                    let expected = SignalModelState.rule(score: s.aiSignal, confidence: s.confidence, rsi: s.rsi, config: config)
+                    let expected = SignalModelState.rule(score: s.aiSignal, fitStrength: s.fitStrength, rsi: s.rsi, config: config)
                     #expect(expected.0 == s.signalType && expected.1 == s.reason)
                 }
             }
@@ -154,13 +154,13 @@ struct SignalModelPropertyTests {
 
     @Test func ruleOrder() {
         let c = SignalModelConfig()
-        #expect(SignalModelState.rule(score: 3, confidence: 0.9, rsi: 75, config: c) == (.sell, .overbought))
-        #expect(SignalModelState.rule(score: 3, confidence: 0.9, rsi: 50, config: c) == (.buy, .positiveScore))
-        #expect(SignalModelState.rule(score: 1, confidence: 0.25, rsi: 50, config: c) == (.buy, .positiveScore))
-        #expect(SignalModelState.rule(score: 3, confidence: 0.2, rsi: 50, config: c) == (.hold, .lowConfidence))
-        #expect(SignalModelState.rule(score: -1, confidence: 0.1, rsi: 50, config: c) == (.sell, .negativeScore))
-        #expect(SignalModelState.rule(score: -2, confidence: 0.9, rsi: 30, config: c) == (.hold, .oversoldBlocksSell))
-        #expect(SignalModelState.rule(score: 0.99, confidence: 0.9, rsi: 50, config: c) == (.hold, .weakScore))
-        #expect(SignalModelState.rule(score: -0.99, confidence: 0.9, rsi: 50, config: c) == (.hold, .weakScore))
+        #expect(SignalModelState.rule(score: 3, fitStrength: 0.9, rsi: 75, config: c) == (.sell, .overbought))
+        #expect(SignalModelState.rule(score: 3, fitStrength: 0.9, rsi: 50, config: c) == (.buy, .positiveScore))
+        #expect(SignalModelState.rule(score: 1, fitStrength: 0.25, rsi: 50, config: c) == (.buy, .positiveScore))
+        #expect(SignalModelState.rule(score: 3, fitStrength: 0.2, rsi: 50, config: c) == (.hold, .lowConfidence))
+        #expect(SignalModelState.rule(score: -1, fitStrength: 0.1, rsi: 50, config: c) == (.sell, .negativeScore))
+        #expect(SignalModelState.rule(score: -2, fitStrength: 0.9, rsi: 30, config: c) == (.hold, .oversoldBlocksSell))
+        #expect(SignalModelState.rule(score: 0.99, fitStrength: 0.9, rsi: 50, config: c) == (.hold, .weakScore))
+        #expect(SignalModelState.rule(score: -0.99, fitStrength: 0.9, rsi: 50, config: c) == (.hold, .weakScore))
     }
 }

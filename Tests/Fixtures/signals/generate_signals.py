@@ -3,7 +3,8 @@
 An independent re-implementation of the model described in Sources/SentioSignals/Documentation.docc/SignalModel.md, on real data (the daily
 GOOG series shipped with backtesting.py, as written to ../indicators/goog_ohlcv.csv): TA-Lib RSI/ATR, pandas
 volume ratio, and for every bar a statsmodels OLS fit on the trailing window of (features, forward log return)
-pairs whose targets are known, with the forecast's standard error from `get_prediction(...).se_mean`.
+pairs whose targets are known, with the forecast's standard error from `get_prediction(...).se_mean`. The
+calibrated confidence comes from calibration.py (default calibrator parameters).
 
 Run with the pinned requirements (Tests/Fixtures/requirements.txt; the script makes the venv, interpreter from
 --python or $PYTHON):
@@ -18,6 +19,12 @@ import statsmodels.api as sm
 import talib
 from scipy.stats import norm
 
+from calibration import calibrated_confidence
+
+COLUMNS = [
+    "index", "forecast", "standard_error", "ai_signal", "adjusted_r2", "fit_strength", "confidence", "target_return",
+    "stop_loss", "profit_target", "rsi", "volume_ratio", "signal_type",
+]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 CONFIGS = {
@@ -70,10 +77,12 @@ def model(df, c):
             kind = "HOLD"
         target = np.expm1(forecast) * 100
         rows.append(dict(
-            index=t, forecast=forecast, standard_error=se, ai_signal=z, adjusted_r2=adj, confidence=conf,
+            index=t, forecast=forecast, standard_error=se, ai_signal=z, adjusted_r2=adj, fit_strength=conf,
             target_return=target, stop_loss=-c["stop"] * atr[t] / close[t] * 100,
             profit_target=close[t] * (1 + target / 100), rsi=r, volume_ratio=ratio[t], signal_type=kind))
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out["confidence"] = calibrated_confidence(close, out["index"], out["ai_signal"], out["signal_type"], h)
+    return out[COLUMNS]
 
 
 def main():
