@@ -91,6 +91,10 @@ struct ServeCommand: ParsableCommand {
                 throw ValidationError("--speed must be a positive number of steps per second or `max`, got '\(speed)'")
             }
         }
+        if replay != nil && follow != nil {
+            throw ValidationError("--follow and --replay are mutually exclusive: bars come from a replay of DIR or from following DIR's files, not both")
+        }
+        if !(pollInterval > 0 && pollInterval <= 3600) { throw ValidationError("--poll-interval must be in (0, 3600] seconds, got \(pollInterval)") }
         if !(stepTimeout >= 0 && stepTimeout.isFinite) { throw ValidationError("--step-timeout must be a number of seconds >= 0, got \(stepTimeout)") }
         if fundMetadata != nil && funds == nil { throw ValidationError("--fund-metadata needs --funds") }
         if holdings != nil && prices == nil { throw ValidationError("--holdings needs --prices PATHS (OHLCV CSV files or directories)") }

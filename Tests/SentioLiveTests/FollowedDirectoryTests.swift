@@ -24,7 +24,8 @@ import Glibc
 
     /// The bars a whole-file read gives (the oracle): the OHLCV reader on the file's complete lines.
     func wholeFileBars(_ bytes: [UInt8], symbol: String) throws -> [FeedBar] {
-        guard let lastNewline = bytes.lastIndex(of: 0x0A) else { return [] }
+        // The header alone (or less) is no bar yet (the whole-file reader calls it an error: no data rows).
+        guard let lastNewline = bytes.lastIndex(of: 0x0A), bytes[...lastNewline].filter({ $0 == 0x0A }).count >= 2 else { return [] }
         let text = String(decoding: bytes[...lastNewline], as: UTF8.self)
         let series = try OHLCVReader.parse(text: text, symbol: symbol).series
         return (0..<series.count).map { FeedBar(symbol: symbol, bar: series[bar: $0]) }
