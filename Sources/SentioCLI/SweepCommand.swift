@@ -110,16 +110,18 @@ struct SweepRunCommand: ParsableCommand {
 
     func run() throws {
         let plan = try SweepPlan(command: self, arguments: SweepPlan.commandArguments())
+        let progress = TerminalProgress("sweep", phases: ["reading", "backtests"])
+        progress.begin("reading")
         let market = try plan.base.loadMarket()
-        let progress = SweepProgress()
-        let runner = SweepRunner(threads: threads ?? SweepRunner.defaultThreads, progress: { progress.update($0, $1) })
+        progress.begin("backtests", unit: "runs")
+        let runner = SweepRunner(threads: threads ?? SweepRunner.defaultThreads, progress: progress.callback)
         let result: SweepOutput
         if let walkForward {
             result = try plan.sweep.runWalkForward(try WalkForwardSpec(parsing: walkForward), on: market, runner: runner)
         } else {
             result = try plan.sweep.run(on: market, runner: runner)
         }
-        progress.finish()
+        progress.finish()  // before anything is printed on standard output
         try SweepOutputWriter(format: format, output: output, reportPath: reportPath, heatmap: heatmap, save: save ? store : nil, label: label)
             .write(result)
     }
@@ -267,31 +269,5 @@ struct SweepOutputWriter {
         try outputs.commit()
         if let saved { printError(saved) }
         if output == nil { print(text, terminator: "") }
-    }
-}
-
-/// Combinations done and an ETA on standard error, only when it is a terminal.
-final class SweepProgress: @unchecked Sendable {
-    // Unchecked: the runner calls `update` one call at a time.
-    private let started = ContinuousClock.now
-    private let enabled = isatty(STDERR_FILENO) != 0
-    private var shown = false
-    private var lastText = ""
-
-    func update(_ done: Int, _ total: Int) {
-        guard enabled, total > 0 else { return }
-        let elapsed = ContinuousClock.now - started
-        if !shown && elapsed < .milliseconds(500) { return }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        let eta = done > 0 ? Int((seconds / Double(done) * Double(total - done)).rounded()) : 0
-        let text = "sweep \(done)/\(total) runs, ETA \(eta / 60):\(String(format: "%02d", eta % 60))"
-        guard text != lastText else { return }
-        lastText = text
-        shown = true
-        FileHandle.standardError.write(Data("\r\(text)\u{1B}[K".utf8))
-    }
-
-    func finish() {
-        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

@@ -113,6 +113,12 @@ final class TerminalProgress: @unchecked Sendable {
             let width = 24, filled = Int(fraction * Double(width))
             line += " [" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
             line += " \(Self.grouped(done))/\(Self.grouped(total))\(unit.isEmpty ? "" : " " + unit)"
+            // ETA from the phase's pace so far.
+            if done > 0 && done < total {
+                let elapsed = now - p.started
+                let perUnit = (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / Double(done)
+                line += ", ETA " + String(format: "%.0f s", perUnit * Double(total - done))
+            }
         }
         line += "  \(Self.seconds(now - started))"
         FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))

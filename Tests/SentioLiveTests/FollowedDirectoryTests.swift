@@ -79,7 +79,7 @@ import Glibc
         let dir = try temporaryDirectory("follow-partial")
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("AAA.csv")
-        try append(Array("timestamp,open,high,low,close,volume\n2024-01-02,10,11,9,10.5,100\n2024-01-03,10.5,12,10".utf8), to: file)
+        try append(Array("timestamp,open,high,low,close,volume\n2024-01-02,10,11,9,10.5,100\n2024-01-03,10.5,12,10,10".utf8), to: file)
         var followed = try FollowedDirectory(directory: dir.path, universe: ["AAA"])
         let first = followed.poll()
         #expect(first.bars.map(\.bar.close) == [10.5])
