@@ -77,7 +77,7 @@ public struct RunList: Sendable, Equatable, Codable {
         self.runs = records
     }
 
-    /// The list for a terminal: id, label (`-` without one; shortened to ``RunCell/labelLimit`` characters),
+    /// The list for a terminal: id, label (`-` without one; shortened to `RunCell.labelLimit` characters),
     /// created, strategy, symbols, period, final equity and the headline statistics (`-` where a run lacks one);
     /// `no runs in PATH` for an empty store.
     public func table(storePath: String) -> String {
@@ -263,7 +263,7 @@ public struct RunComparison: Sendable, Equatable, Codable {
 
     /// The comparison for a terminal: one column per run with the header rows (label, strategy, symbols, period,
     /// final equity), the statistics of ``tableStatistics`` (rounded; `-` where a run lacks one) and the
-    /// configuration values that differ; every cell at most ``RunCell/comparisonLimit`` characters. Ends with a
+    /// configuration values that differ; every cell at most `RunCell.comparisonLimit` characters. Ends with a
     /// line pointing to `--format json` for the rest.
     public func table() -> String {
         let limit = RunCell.comparisonLimit

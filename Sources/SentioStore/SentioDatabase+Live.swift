@@ -132,7 +132,7 @@ public struct LiveJournalSnapshot: Sendable, Equatable {
 /// file inconsistent. Measured costs are in the store's DocC catalogue (Journal article).
 ///
 /// **Restart.** The engine state is rebuilt from the newest snapshot (``latestSnapshot()``) and the inputs after
-/// it (``forEachInput(after:_:)``); the caller takes a snapshot every N inputs so the tail stays short.
+/// it (`forEachInput(...)`); the caller takes a snapshot every N inputs so the tail stays short.
 public final class LiveJournal {
     /// The `PRAGMA synchronous` level of the writer connection.
     public enum Synchronous: String, Sendable, CaseIterable {
