@@ -138,8 +138,8 @@ public struct SweepRow: Sendable, Equatable, Codable {
 
 /// The statistics fields of ``BacktestSummary``, same names, same values, same units (percents as percents):
 /// a row of a sweep is what `sentio backtest --format json` prints for that combination, without the
-/// configuration, conventions, open positions and per-reason rejection counts. `null` exactly where the
-/// summary has `null` (an undefined statistic).
+/// configuration, conventions, open positions, warnings and per-reason rejection counts. `null` exactly where the
+/// summary has `null` (an undefined statistic). `benchmark` is the summary's `benchmark` object.
 public struct SweepStatistics: Sendable, Equatable, Codable {
     public var initialCapital: Double
     public var totalContributions: Double
@@ -170,6 +170,9 @@ public struct SweepStatistics: Sendable, Equatable, Codable {
     public var sqn: Double?
     public var orderCount: Int
     public var rejectedOrderCount: Int
+    /// The run against the benchmark (`--benchmark`, else equal-weight buy-and-hold of the universe), as the
+    /// backtest summary's `benchmark`; `nil` when the default benchmark cannot be compared.
+    public var benchmark: BacktestBenchmarkSummary?
 
     /// The statistics of `s`, copied field by field.
     public init(_ s: BacktestSummary) {
@@ -202,9 +205,12 @@ public struct SweepStatistics: Sendable, Equatable, Codable {
         sqn = s.sqn
         orderCount = s.orderCount
         rejectedOrderCount = s.rejectedOrderCount
+        benchmark = s.benchmark
     }
 
-    /// Field names and values in declaration order (`nil`: the statistic is undefined), for the CSV form.
+    /// Field names and values in declaration order (`nil`: the statistic is undefined), for the CSV form; the
+    /// benchmark object flattened to `benchmarkSymbol`, `benchmarkTotalReturnPercent`, `alpha`, `beta`,
+    /// `correlation`, `informationRatio`, `trackingErrorPercent` (empty without a benchmark).
     public var fields: [(name: String, value: String?)] {
         func d(_ x: Double?) -> String? { x.flatMap(APIJSON.number) }
         return [
@@ -222,6 +228,10 @@ public struct SweepStatistics: Sendable, Equatable, Codable {
             ("averageHoldingDays", d(averageHoldingDays)), ("exposurePercent", d(exposurePercent)),
             ("commissionsPaid", d(commissionsPaid)), ("sqn", d(sqn)), ("orderCount", String(orderCount)),
             ("rejectedOrderCount", String(rejectedOrderCount)),
+            ("benchmarkSymbol", benchmark?.symbol), ("benchmarkTotalReturnPercent", d(benchmark?.totalReturnPercent)),
+            ("alpha", d(benchmark?.alpha)), ("beta", d(benchmark?.beta)), ("correlation", d(benchmark?.correlation)),
+            ("informationRatio", d(benchmark?.informationRatio)),
+            ("trackingErrorPercent", d(benchmark?.trackingErrorPercent)),
         ]
     }
 }
@@ -241,6 +251,10 @@ public enum SweepMetric: String, Sendable, Codable, CaseIterable {
     case maxDrawdown = "max-drawdown"
     case profitFactor = "profit-factor"
     case winRate = "win-rate"
+    /// Annualized alpha against the benchmark (`benchmark.alpha`).
+    case alpha
+    /// Information ratio against the benchmark (`benchmark.informationRatio`).
+    case informationRatio = "information-ratio"
 
     /// The ``SweepStatistics`` field the metric reads.
     public var field: String {
@@ -253,6 +267,8 @@ public enum SweepMetric: String, Sendable, Codable, CaseIterable {
         case .maxDrawdown: "maxDrawdownPercent"
         case .profitFactor: "profitFactor"
         case .winRate: "winRatePercent"
+        case .alpha: "benchmark.alpha"
+        case .informationRatio: "benchmark.informationRatio"
         }
     }
 
@@ -267,6 +283,8 @@ public enum SweepMetric: String, Sendable, Codable, CaseIterable {
         case .maxDrawdown: s.maxDrawdownPercent
         case .profitFactor: s.profitFactor
         case .winRate: s.winRatePercent
+        case .alpha: s.benchmark?.alpha
+        case .informationRatio: s.benchmark?.informationRatio
         }
     }
 
@@ -432,7 +450,8 @@ extension SweepOutput {
          "sharpeRatio", "sortinoRatio", "calmarRatio", "maxDrawdownPercent", "maxDrawdownDurationBars",
          "maxDrawdownDurationDays", "tradeCount", "openPositionCount", "winRatePercent", "profitFactor",
          "averageTradePercent", "bestTradePercent", "worstTradePercent", "averageHoldingBars", "averageHoldingDays",
-         "exposurePercent", "commissionsPaid", "sqn", "orderCount", "rejectedOrderCount"]
+         "exposurePercent", "commissionsPaid", "sqn", "orderCount", "rejectedOrderCount", "benchmarkSymbol",
+         "benchmarkTotalReturnPercent", "alpha", "beta", "correlation", "informationRatio", "trackingErrorPercent"]
     }
 
     static func csvField(_ s: String) -> String {

@@ -71,8 +71,13 @@ struct BacktestCommand: ParsableCommand {
         valueName: "PATH.html"))
     var reportPath: String?
 
-    @Option(help: ArgumentHelp("Benchmark for alpha, beta, correlation, information ratio and tracking error: an OHLCV CSV file, or a symbol of the data or of the store (--db, else the default store) (default: equal-weight buy-and-hold of the universe).", valueName: "FILE|SYMBOL"))
+    @Option(help: Self.benchmarkHelp)
     var benchmark: String?
+
+    /// `--benchmark`'s help, shared with `sentio sweep`.
+    static let benchmarkHelp = ArgumentHelp(
+        "Benchmark for alpha, beta, correlation, information ratio and tracking error: an OHLCV CSV file, or a symbol of the data or of the store (--db, else the default store) (default: equal-weight buy-and-hold of the universe).",
+        valueName: "FILE|SYMBOL")
 
     @Flag(help: "Save the run (configuration, statistics, trades, equity curve) in the store given by --db; list it with `sentio runs`.")
     var save = false

@@ -39,6 +39,9 @@ struct EvaluateCommand: ParsableCommand {
     }
 
     func run() throws {
+        let progress = TerminalProgress("evaluate", phases: ["reading", "model and scoring", "writing"])
+        defer { progress.finish() }
+        progress.begin("reading")
         let config = try model.resolve()
         let results = try OHLCVReader.readAllWithReports(paths: paths, options: ReadOptions())
         var seen: Set<String> = []
@@ -47,10 +50,12 @@ struct EvaluateCommand: ParsableCommand {
         }
         let evaluation: WalkForwardEvaluation
         do {
-            evaluation = try WalkForwardEvaluation.run(results.map(\.series), config: config)
+            progress.begin("model and scoring", unit: "symbols")
+            evaluation = try WalkForwardEvaluation.run(results.map(\.series), config: config, progress: progress.update)
         } catch let error as SignalInputError {
             throw UsageError("\(paths.joined(separator: ", ")): \(error.description)")
         }
+        progress.begin("writing")
         let source = paths.joined(separator: " ")
         let text = format == .json
             ? try APIJSON.encode(EvaluationResponse(evaluation))
@@ -60,6 +65,7 @@ struct EvaluateCommand: ParsableCommand {
         if let reportPath { try outputs.stage(reportPath, text: EvaluationReportPage.html(Self.reportContent(evaluation, source: source))) }
         OutputTransaction.reachedStagedPoint()
         try outputs.commit()
+        progress.finish()  // before anything is printed on standard output
         if output == nil { FileHandle.standardOutput.write(Data(text.utf8)) }
     }
 

@@ -38,6 +38,9 @@ struct SweepRunCommand: ParsableCommand {
             (the statistics of `backtest --format json`, same names). Rows are ranked by --metric, highest first \
             (undefined values last, ties by combination number). Combination numbers count from 0 with the last grid \
             parameter varying fastest.
+            Benchmark: each row's benchmark statistics (alpha, beta, correlation, information ratio, tracking error) \
+            compare the run with --benchmark FILE|SYMBOL, as `sentio backtest --benchmark` does (default: equal-weight \
+            buy-and-hold of the universe); --metric alpha or information-ratio ranks by them.
             Sharding: --shard K/N runs the combinations i with i mod N = K-1; write each shard with --format json \
             and join them with `sentio sweep merge`, which gives exactly the unsharded output.
             Walk-forward: --walk-forward TRAIN:TEST (bars, e.g. 5000:1000, or durations h/d/w/m/y, e.g. 2y:6m) \
@@ -78,6 +81,10 @@ struct SweepRunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --report: the two grid parameters of the heatmap, X,Y (default: the first two of the grid).", valueName: "X,Y"))
     var heatmap: String?
 
+    /// Passed to each combination's backtest options as it is (read there by `BacktestCommand.loadBenchmark`).
+    @Option(help: BacktestCommand.benchmarkHelp)
+    var benchmark: String?
+
     @Flag(help: "Save the sweep in the store given by --db; read it back with `sentio sweep list` and `sentio sweep show ID`.")
     var save = false
 
@@ -113,13 +120,15 @@ struct SweepRunCommand: ParsableCommand {
         let progress = TerminalProgress("sweep", phases: ["reading", "backtests"])
         progress.begin("reading")
         let market = try plan.base.loadMarket()
+        var sweep = plan.sweep
+        sweep.benchmark = try plan.base.loadBenchmark(universe: market)
         progress.begin("backtests", unit: "runs")
         let runner = SweepRunner(threads: threads ?? SweepRunner.defaultThreads, progress: progress.callback)
         let result: SweepOutput
         if let walkForward {
-            result = try plan.sweep.runWalkForward(try WalkForwardSpec(parsing: walkForward), on: market, runner: runner)
+            result = try sweep.runWalkForward(try WalkForwardSpec(parsing: walkForward), on: market, runner: runner)
         } else {
-            result = try plan.sweep.run(on: market, runner: runner)
+            result = try sweep.run(on: market, runner: runner)
         }
         progress.finish()  // before anything is printed on standard output
         try SweepOutputWriter(format: format, output: output, reportPath: reportPath, heatmap: heatmap, save: save ? store : nil, label: label)

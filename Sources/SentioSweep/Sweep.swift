@@ -17,10 +17,13 @@ public struct Sweep: Sendable {
     public var source: BacktestDataSource
     /// The shard's combinations (all of them without a shard), ascending index.
     public var jobs: [SweepJob]
+    /// The benchmark every row is compared with (`--benchmark`); `nil`: equal-weight buy-and-hold of the universe,
+    /// as `sentio backtest` (``benchmarkChoice(on:)``).
+    public var benchmark: BenchmarkSeries?
 
     public init(
         grid: SweepGrid, metric: SweepMetric, shard: SweepShard?, strategy: String, options: [String],
-        source: BacktestDataSource, jobs: [SweepJob]
+        source: BacktestDataSource, jobs: [SweepJob], benchmark: BenchmarkSeries? = nil
     ) {
         self.grid = grid
         self.metric = metric
@@ -29,6 +32,14 @@ public struct Sweep: Sendable {
         self.options = options
         self.source = source
         self.jobs = jobs
+        self.benchmark = benchmark
+    }
+
+    /// What the rows of a run on `market` compare with: the given benchmark (one that cannot be compared is an
+    /// error), else the equal-weight buy-and-hold of `market`'s symbols on its timeline — the choice
+    /// `sentio backtest` makes, so a row's `benchmark` equals the backtest's.
+    public func benchmarkChoice(on market: Market) -> BacktestBenchmarkChoice {
+        benchmark.map { .given($0) } ?? .standard(BenchmarkSeries.equalWeight(market.series, timeline: market.timeline))
     }
 
     /// The combination indices this sweep runs: the shard's (``SweepShard``), or all.
@@ -40,7 +51,7 @@ public struct Sweep: Sendable {
     ///
     /// - Throws: ``SweepCombinationError`` for a combination whose backtest fails.
     public func run(on market: Market, runner: SweepRunner) throws -> SweepOutput {
-        let rows = try runner.run(jobs, on: market, source: source)
+        let rows = try runner.run(jobs, on: market, source: source, benchmark: benchmarkChoice(on: market))
         return output(rows: rows, market: market)
     }
 

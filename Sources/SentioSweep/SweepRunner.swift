@@ -57,20 +57,27 @@ public struct SweepRunner: Sendable {
     ///   - jobs: the combinations.
     ///   - market: the bars.
     ///   - source: where the bars came from (for the summaries' configuration, which rows do not keep).
+    ///   - benchmark: what each row's `benchmark` statistics compare with (as `BacktestRunReport` takes it).
     /// - Throws: ``SweepCombinationError`` (naming the combination) for the first failing job by index.
-    public func run(_ jobs: [SweepJob], on market: Market, source: BacktestDataSource = BacktestDataSource()) throws -> [SweepRow] {
+    public func run(
+        _ jobs: [SweepJob], on market: Market, source: BacktestDataSource = BacktestDataSource(),
+        benchmark: BacktestBenchmarkChoice = .none
+    ) throws -> [SweepRow] {
         let counter = ProgressCounter(total: jobs.count, report: progress)
-        return try run(jobs, on: market, source: source, counter: counter)
+        return try run(jobs, on: market, source: source, benchmark: benchmark, counter: counter)
     }
 
-    func run(_ jobs: [SweepJob], on market: Market, source: BacktestDataSource, counter: ProgressCounter) throws -> [SweepRow] {
+    func run(
+        _ jobs: [SweepJob], on market: Market, source: BacktestDataSource, benchmark: BacktestBenchmarkChoice,
+        counter: ProgressCounter
+    ) throws -> [SweepRow] {
         var rows = [SweepRow?](repeating: nil, count: jobs.count)
         for group in SharedWorkKey.groups(jobs) {
             let shared = try SharedWork(key: group.key, market: market)
             let results = parallelMap(group.members.count, threads: threads) { k -> Result<SweepStatistics, any Error> in
                 let job = jobs[group.members[k]]
                 defer { counter.step() }
-                return Result { try Self.statistics(of: job, on: market, shared: shared, source: source) }
+                return Result { try Self.statistics(of: job, on: market, shared: shared, source: source, benchmark: benchmark) }
             }
             for (k, result) in results.enumerated() {
                 let job = jobs[group.members[k]]
@@ -100,16 +107,20 @@ public struct SweepRunner: Sendable {
     }
 
     /// The statistics of `job`'s backtest, as `sentio backtest --format json` reports them.
-    static func statistics(of job: SweepJob, on market: Market, shared: SharedWork, source: BacktestDataSource) throws -> SweepStatistics {
+    static func statistics(
+        of job: SweepJob, on market: Market, shared: SharedWork, source: BacktestDataSource, benchmark: BacktestBenchmarkChoice
+    ) throws -> SweepStatistics {
         let result = try backtest(job, on: market, shared: shared)
-        return try SweepStatistics(BacktestRunReport(result: result, request: job.request, source: source).summary)
+        return try SweepStatistics(BacktestRunReport(result: result, request: job.request, source: source, benchmark: benchmark).summary)
     }
 
     /// One job's run with its full result (the walk-forward's out-of-sample runs).
-    static func result(of job: SweepJob, on market: Market, source: BacktestDataSource) throws -> (BacktestResult, SweepStatistics) {
+    static func result(
+        of job: SweepJob, on market: Market, source: BacktestDataSource, benchmark: BacktestBenchmarkChoice
+    ) throws -> (BacktestResult, SweepStatistics) {
         let shared = try SharedWork(key: SharedWorkKey(job.request), market: market)
         let result = try backtest(job, on: market, shared: shared)
-        return (result, try SweepStatistics(BacktestRunReport(result: result, request: job.request, source: source).summary))
+        return (result, try SweepStatistics(BacktestRunReport(result: result, request: job.request, source: source, benchmark: benchmark).summary))
     }
 }
 

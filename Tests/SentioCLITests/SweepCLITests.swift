@@ -34,6 +34,8 @@ struct SweepCLITests {
         var rng = SplitMix64(seed: 2016)
         let cases: [(fixed: [String], grid: String)] = [
             (["--strategy", "rsi", "--commission", "0.002"], Self.rsiGrid),
+            // A chosen benchmark: each row's benchmark object is the backtest's with the same --benchmark.
+            (["--strategy", "rsi", "--benchmark", "BBB"], "rsi-period=7,14;rsi-upper=70,75"),
             (["--strategy", "sentio", "--window", "60"], "horizon=3,5;stop-loss=2:4:1"),
             // Options that are only valid together go in the grid together (the fixed options are validated on their own).
             (["--strategy", "rsi"], "sizing=fraction;fraction=0.25,0.5;slippage-bps=0,5;fractional=true,false"),
@@ -55,7 +57,9 @@ struct SweepCLITests {
                 try #require(backtest.status == 0, "\(backtest.stderr)")
                 let summary = try APIJSONValue.parse(backtest.stdout)
                 let keys = stats.fields.map(\.key)
-                #expect(keys.count == 29)
+                #expect(keys.count == 30)
+                #expect(stats["benchmark"]?["alpha"] != nil, "a row without benchmark statistics")
+                if fixed.contains("--benchmark") { #expect(stats["benchmark"]?["symbol"] == .string("BBB")) }
                 #expect(Self.statistics(stats, keys: keys) == Self.statistics(summary, keys: keys), "\(arguments)")
             }
         }

@@ -152,12 +152,49 @@ struct SweepRunTests {
         }
     }
 
+    /// With a benchmark, each row's statistics (its `benchmark` object included) equal the plain backtest's report
+    /// against the same benchmark; without one, `Sweep.run` compares with the equal-weight universe, as
+    /// `sentio backtest` does by default.
+    @Test func rowsCarryTheBacktestsBenchmarkStatistics() throws {
+        let market = try randomMarket(symbols: 3, bars: 240, seed: 14)
+        let grid = try SweepGrid.parse("rsi-period=5,9;rsi-upper=60,72")
+        let jobs = (0..<grid.count).map { i in
+            let p = grid.combination(i)
+            return SweepJob(index: i, parameters: p, request: BacktestRequest(
+                strategy: .rsi, rsiPeriod: Int(p["rsi-period"]!), rsiUpper: Double(p["rsi-upper"]!)))
+        }
+        let given = BenchmarkSeries(market.series[1])
+        for benchmark in [given, nil] {
+            let sweep = Sweep(grid: grid, metric: .alpha, shard: nil, strategy: "rsi", options: [], source: BacktestDataSource(), jobs: jobs, benchmark: benchmark)
+            let output = try sweep.run(on: market, runner: SweepRunner(threads: 2))
+            for row in output.rows {
+                let job = jobs[row.index]
+                let result = try Backtest(job.request.configuration(symbolCount: 3)).run(try job.request.makeStrategy(), on: market)
+                let choice: BacktestBenchmarkChoice = benchmark.map { .given($0) }
+                    ?? .standard(BenchmarkSeries.equalWeight(market.series, timeline: result.timestamps))
+                let expected = SweepStatistics(try BacktestRunReport(result: result, request: job.request, source: BacktestDataSource(), benchmark: choice).summary)
+                #expect(row.statistics == expected, "combination \(row.index)")
+                #expect(row.statistics.benchmark?.symbol == (benchmark == nil ? BenchmarkSeries.equalWeightName : "S1"))
+            }
+            // Ranked by alpha, highest first.
+            let alphas = output.rows.compactMap { $0.statistics.benchmark?.alpha }
+            #expect(alphas.count == output.rows.count && alphas == alphas.sorted(by: >))
+            // The CSV carries the benchmark columns, filled.
+            let csv = output.csv().split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            let alphaColumn = try #require(csv[0].firstIndex(of: "alpha"))
+            #expect(csv.dropFirst().allSatisfy { !$0[alphaColumn].isEmpty })
+        }
+    }
+
     /// Property: merging random shards of random rows gives the rows of the whole sweep in metric order.
     @Test func mergeOfShardsIsTheWholeSweep() throws {
         let market = try randomMarket(symbols: 2, bars: 200, seed: 13)
         let grid = try SweepGrid.parse("rsi-period=4,8,12;rsi-lower=20,30;rsi-upper=65,75")
         let jobs = Self.rsiJobs(grid)
-        let rows = try SweepRunner(threads: 2).run(jobs, on: market)
+        // With benchmark statistics, so the alpha and information-ratio metrics rank defined values.
+        let benchmark = BenchmarkSeries.equalWeight(market.series, timeline: market.timeline)
+        let rows = try SweepRunner(threads: 2).run(jobs, on: market, benchmark: .standard(benchmark))
+        #expect(rows.allSatisfy { $0.statistics.benchmark != nil })
         for metric in SweepMetric.allCases {
             let whole = Sweep(grid: grid, metric: metric, shard: nil, strategy: "rsi", options: ["--strategy", "rsi"], source: BacktestDataSource(), jobs: jobs)
                 .output(rows: rows, market: market)
@@ -257,7 +294,7 @@ struct WalkForwardTests {
             capital = w.outOfSample.finalEquity
             // The best in-sample is the first by the metric among all combinations on the train bars.
             let train = try market.slice(steps: (w.window - 1) * 60..<((w.window - 1) * 60 + 150))
-            let rows = SweepMetric.totalReturn.sorted(try SweepRunner(threads: 1).run(jobs, on: train))
+            let rows = SweepMetric.totalReturn.sorted(try SweepRunner(threads: 1).run(jobs, on: train, benchmark: sweep.benchmarkChoice(on: train)))
             #expect(rows[0].index == w.best)
             #expect(rows[0].statistics == w.inSample)
         }

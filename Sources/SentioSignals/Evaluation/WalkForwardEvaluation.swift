@@ -111,9 +111,13 @@ public struct WalkForwardEvaluation: Sendable, Equatable {
 
     /// Evaluates `series` (one or more symbols).
     ///
+    /// - Parameter progress: called after each series with (series done, series in total).
     /// - Throws: ``SignalConfigError``, ``SignalInputError`` for a bad bar, ``EvaluationError`` when the model
     ///   has no resolved BUY/SELL signal.
-    public static func run(_ series: [OHLCVSeries], config: SignalModelConfig = SignalModelConfig()) throws -> WalkForwardEvaluation {
+    public static func run(
+        _ series: [OHLCVSeries], config: SignalModelConfig = SignalModelConfig(),
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
+    ) throws -> WalkForwardEvaluation {
         try config.validate()
         let h = config.horizon
         struct Pair { var timestamp: Int64; var score: Double; var realized: Double }
@@ -123,7 +127,8 @@ public struct WalkForwardEvaluation: Sendable, Equatable {
         var targets: [TargetOutcome: Int] = [:]
         for outcome in TargetOutcome.allCases { targets[outcome] = 0 }
         var evaluated = 0
-        for s in series {
+        for (done, s) in series.enumerated() {
+            defer { progress?(done + 1, series.count) }
             let signals = try SignalModel.evaluate(s, config: config)
             let first = config.firstSignalIndex
             guard s.count - h > first else { continue }
