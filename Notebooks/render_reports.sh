@@ -27,7 +27,7 @@ profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 for name in backtest fund; do
     "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$profile" \
-        --force-device-scale-factor=1 --window-size=1280,2400 \
+        --force-device-scale-factor=1 --window-size=1280,3500 \
         --screenshot="$root/$out/$name-report.png" "file://$root/$out/$name-report.html" 2> /dev/null
     echo "$out/$name-report.png: $(stat -c %s $out/$name-report.png) bytes"
 done

@@ -270,12 +270,10 @@ extension SentioHTTPServer {
             hub.handlerStarted()
             defer { hub.handlerEnded() }
             let channel = context.requestContext.channel
-            // A client dropped as slow (or at shutdown) gets its close frame if it still reads; one that does not
-            // read has a full TCP window, so the frame cannot go out: after 2 s the connection is closed outright.
-            let forceClose: @Sendable () -> Void = {
-                _ = channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
-            }
-            guard let client = hub.subscribe(forceClose: forceClose) else {
+            // Data frames go straight to the channel (ChannelSink); this handler only reads and closes.
+            guard let client = hub.subscribe({ id in
+                ChannelSink(channel: channel, capacity: hub.capacity) { hub.drop(id, .slow) }
+            }) else {
                 try await outbound.close(.goingAway, reason: "server shutting down")
                 return
             }
@@ -290,19 +288,21 @@ extension SentioHTTPServer {
                     for try await _ in inbound {}
                 }
                 group.addTask {
-                    for text in client.snapshot { try await outbound.write(.text(text)) }
-                    for await text in client.stream { try await outbound.write(.text(text)) }
-                    switch client.end.withLockedValue({ $0 }) {
-                    case .slow:
-                        try await outbound.close(.policyViolation,
-                            reason: "slow consumer: more than \(hub.capacity) messages behind")
-                    case .shutdown:
-                        try await outbound.close(.goingAway, reason: "server shutting down")
-                    case nil:
+                    for await end in client.ended {
+                        // A dropped client gets its close frame if it still reads; one that does not read has a
+                        // full TCP window, so the frame cannot go out: after 2 s the connection is closed outright.
+                        _ = channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+                        switch end {
+                        case .slow:
+                            try await outbound.close(.policyViolation,
+                                reason: "slow consumer: more than \(hub.capacity) messages behind")
+                        case .shutdown:
+                            try await outbound.close(.goingAway, reason: "server shutting down")
+                        }
+                        // Wait for the reader to see the close handshake end.
+                        try await Task.sleep(for: .seconds(2))
                         return
                     }
-                    // Wait for the reader to see the close handshake end.
-                    try await Task.sleep(for: .seconds(2))
                 }
                 _ = try await group.next()
                 group.cancelAll()

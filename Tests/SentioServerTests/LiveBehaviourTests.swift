@@ -5,7 +5,9 @@ import HummingbirdWSClient
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOEmbedded
 import NIOHTTP1
+import NIOWebSocket
 import SentioAPI
 import SentioCore
 import SentioData
@@ -97,28 +99,73 @@ struct LiveBehaviourTests {
         }
     }
 
-    @Test("a client that falls more than the buffer behind is dropped (closed as slow); publishing never waits; the others get everything")
-    func slowClient() async throws {
-        let hub = SignalHub(capacity: 4)
-        let slow = try #require(hub.subscribe())
-        let fast = try #require(hub.subscribe())
-        var received: [String] = []
-        var fastMessages = fast.stream.makeAsyncIterator()
-        for k in 0..<10 {
-            hub.publish([(symbol: "S\(k % 2)", text: "m\(k)")])  // returns at once: nobody is waited for
-            if let text = await fastMessages.next() { received.append(text) }
+    /// A sink that records what the hub queues on it: the frames decoded by NIO's own `WebSocketFrameDecoder`.
+    final class RecordingSink: SignalSink, Sendable {
+        let received = NIOLockedValueBox<[String]>([])
+        func enqueue(_ wire: ByteBuffer, messages: Int) {
+            let texts = try! LiveBehaviourTests.decodeFrames(wire)
+            precondition(texts.count == messages)
+            received.withLockedValue { $0 += texts }
         }
-        #expect(received == (0..<10).map { "m\($0)" })
-        #expect(slow.end.withLockedValue { $0 } == .slow)
-        var drained: [String] = []
-        for await text in slow.stream { drained.append(text) }
-        #expect(drained == ["m0", "m1", "m2", "m3"], "the slow client keeps what was buffered, then its stream ends")
+    }
+
+    /// Text frames on the wire, decoded by NIOWebSocket's decoder (in an EmbeddedChannel).
+    static func decodeFrames(_ wire: ByteBuffer) throws -> [String] {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 24)))
+        try channel.writeInbound(wire)
+        var texts: [String] = []
+        while let frame = try channel.readInbound(as: WebSocketFrame.self) {
+            precondition(frame.fin && frame.opcode == .text && frame.maskKey == nil && !frame.rsv1)
+            texts.append(String(buffer: frame.unmaskedData))
+        }
+        _ = try channel.finish()
+        return texts
+    }
+
+    @Test("the hub's framing is byte for byte what NIO's WebSocketFrameEncoder writes, for payload lengths around every length-field boundary")
+    func framingMatchesNIO() throws {
+        var rng = SplitMix64(seed: 6455)
+        var lengths = [0, 1, 125, 126, 127, 65_535, 65_536, 70_000]
+        for _ in 0..<20 { lengths.append(Int(rng.next() % 200_000)) }
+        for n in lengths {
+            let text = String((0..<n).map { k in Character(Unicode.Scalar(UInt8(97 + (k * 7 + n) % 26))) })
+            let payload = ByteBuffer(string: text)
+            let encoder = EmbeddedChannel(handler: WebSocketFrameEncoder())
+            try encoder.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: payload)).wait()
+            var expected = ByteBuffer()
+            while var part = try encoder.readOutbound(as: ByteBuffer.self) { expected.writeBuffer(&part) }
+            _ = try encoder.finish()
+            #expect(WebSocketWire.textFrames([payload]) == expected, "payload of \(n) bytes")
+            #expect(try Self.decodeFrames(WebSocketWire.textFrames([payload, payload])) == [text, text])
+        }
+    }
+
+    @Test("the hub: snapshot first then every message in order; publishing never waits; a dropped client gets nothing more and learns why; shutdown ends all")
+    func hubFanOut() async throws {
+        let hub = SignalHub(capacity: 4)
+        let sinks = [RecordingSink(), RecordingSink()]
+        let a = try #require(hub.subscribe { _ in sinks[0] })
+        let b = try #require(hub.subscribe { _ in sinks[1] })
+        #expect(sinks[0].received.withLockedValue { $0 }.isEmpty, "no snapshot before the first message")
+        for k in 0..<6 { hub.publish([(symbol: "S\(k % 2)", text: "m\(k)")]) }
+        hub.drop(a.id, .slow)  // what a ChannelSink does for a client more than `capacity` behind
+        var endedA = a.ended.makeAsyncIterator()
+        #expect(await endedA.next() == .slow)
+        #expect(await endedA.next() == nil)
+        hub.publish([(symbol: "S0", text: "m6"), (symbol: "S1", text: "m7")])
+        #expect(sinks[0].received.withLockedValue { $0 } == (0..<6).map { "m\($0)" })
+        #expect(sinks[1].received.withLockedValue { $0 } == (0..<8).map { "m\($0)" })
         #expect(hub.clientCount == 1)
-        // A new client's snapshot is the latest message per symbol.
-        #expect(try #require(hub.subscribe()).snapshot == ["m8", "m9"])
+        // A new client's snapshot (the latest message per symbol, in first-seen order) comes before later messages.
+        let late = RecordingSink()
+        _ = try #require(hub.subscribe { _ in late })
+        hub.publish([(symbol: "S2", text: "m8")])
+        #expect(late.received.withLockedValue { $0 } == ["m6", "m7", "m8"])
         hub.shutdown()
-        #expect(fast.end.withLockedValue { $0 } == .shutdown)
-        #expect(hub.subscribe().map { _ in true } == nil)
+        var endedB = b.ended.makeAsyncIterator()
+        #expect(await endedB.next() == .shutdown)
+        #expect(hub.clientCount == 0)
+        #expect(hub.subscribe { _ in RecordingSink() } == nil)
     }
 
     @Test("graceful shutdown: WebSockets closed with 1001, in-flight request finished, run() returns")
