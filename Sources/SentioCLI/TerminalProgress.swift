@@ -10,7 +10,8 @@ import Darwin
 /// command, the phase (`2/4 indicators and signals`), a bar when the phase's size is known, and the time spent.
 ///
 /// Shown only when standard error is a terminal (`isatty`), so pipes, files and tests see nothing. The line is
-/// redrawn at most every 100 ms; `finish()` clears it and, for a job that took a second or more, prints one line
+/// redrawn at most every 100 ms by updates, and every 250 ms by a timer so that the clock keeps moving through a
+/// phase that reports no counts (a long report being written never looks hung); `finish()` clears it and, for a job that took a second or more, prints one line
 /// with each phase's time. Safe to call from any thread (the simulator reports from the thread running it).
 ///
 /// Use: `let progress = TerminalProgress("backtest", phases: ["reading", "simulation", "writing"])`, then
@@ -29,6 +30,7 @@ final class TerminalProgress: @unchecked Sendable {
     private var drawn = false
     private var timings: [(String, Duration)] = []
     private var finished = false
+    private var ticker: (any DispatchSourceTimer)?
 
     /// - Parameters:
     ///   - command: the command's name, first on the line.
@@ -38,6 +40,23 @@ final class TerminalProgress: @unchecked Sendable {
         self.command = command
         self.phases = phases
         self.enabled = enabled
+        guard enabled else { return }
+        let ticker = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        ticker.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
+        ticker.setEventHandler { [weak self] in self?.tick() }
+        ticker.resume()
+        self.ticker = ticker
+    }
+
+    deinit { ticker?.cancel() }
+
+    /// The timer's redraw: only while a line is shown (not between `clearLine()` and the next update, when the
+    /// command may be printing on the same terminal).
+    private func tick() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !finished, drawn, phase != nil else { return }
+        draw(force: true)
     }
 
     /// Starts `name` (ending the phase before it); `unit` names what `update` counts (`bars`, `files`).
@@ -86,6 +105,7 @@ final class TerminalProgress: @unchecked Sendable {
         defer { lock.unlock() }
         guard !finished else { return }
         finished = true
+        ticker?.cancel()
         closePhase()
         phase = nil
         var text = drawn ? "\r\u{1B}[2K" : ""
