@@ -132,7 +132,7 @@ struct BacktestCommand: ParsableCommand {
             return try backtest.run(&recorder, on: market)
         }
         let result = try simulate(try request.makeStrategy())
-        progress.begin("writing", unit: "outputs")
+        progress.begin("writing", unit: "outputs", estimate: false)
         let currencyReport = try translated.map { translated in
             try BacktestCurrencyReport(translated: translated, result: result, request: request, investorCurrency: currency!, fxFile: fx!)
         }

@@ -25,6 +25,7 @@ final class TerminalProgress: @unchecked Sendable {
     private let started = ContinuousClock.now
     private var phase: (index: Int, name: String, started: ContinuousClock.Instant)?
     private var unit = ""
+    private var estimate = true
     private var done = 0, total = 0
     private var lastDraw: ContinuousClock.Instant?
     private var drawn = false
@@ -60,7 +61,9 @@ final class TerminalProgress: @unchecked Sendable {
     }
 
     /// Starts `name` (ending the phase before it); `unit` names what `update` counts (`bars`, `files`).
-    func begin(_ name: String, unit: String = "") {
+    /// `estimate`: whether to show an ETA from the pace so far — only for units of similar cost (not for outputs
+    /// of very different sizes, such as a CSV and a report).
+    func begin(_ name: String, unit: String = "", estimate: Bool = true) {
         guard enabled else { return }
         lock.lock()
         defer { lock.unlock() }
@@ -68,6 +71,7 @@ final class TerminalProgress: @unchecked Sendable {
         let index = (phases.firstIndex(of: name) ?? phases.count) + 1
         phase = (index, name, ContinuousClock.now)
         self.unit = unit
+        self.estimate = estimate
         done = 0
         total = 0
         draw(force: true)
@@ -134,7 +138,7 @@ final class TerminalProgress: @unchecked Sendable {
             line += " [" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
             line += " \(Self.grouped(done))/\(Self.grouped(total))\(unit.isEmpty ? "" : " " + unit)"
             // ETA from the phase's pace so far.
-            if done > 0 && done < total {
+            if estimate && done > 0 && done < total {
                 let elapsed = now - p.started
                 let perUnit = (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / Double(done)
                 line += ", ETA " + String(format: "%.0f s", perUnit * Double(total - done))
