@@ -111,7 +111,10 @@ public struct WalkForwardEvaluation: Sendable, Equatable {
 
     /// Evaluates `series` (one or more symbols).
     ///
-    /// - Parameter progress: called after each series with (series done, series in total).
+    /// - Parameters:
+    ///   - series: the bars, one series per symbol.
+    ///   - config: the model's parameters.
+    ///   - progress: called after each series with (series done, series in total).
     /// - Throws: ``SignalConfigError``, ``SignalInputError`` for a bad bar, ``EvaluationError`` when the model
     ///   has no resolved BUY/SELL signal.
     public static func run(
