@@ -42,16 +42,24 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
     /// (a simple stand-in for the Hansen–Hodrick correction). With it, the score is close to N(0, 1) on
     /// unpredictable data.
     public var overlapCorrection: Bool = true
-    /// Calibrator bins per direction over the directional score (see ``ConfidenceCalibrator``).
-    public var calibrationBins: Int = 8
+    /// Calibrator bins per direction over the directional score (see ``ConfidenceCalibrator``). The default 1
+    /// (the confidence does not depend on the score) was chosen by walk-forward evaluation (catalog article
+    /// `Evaluation.md`): no score dependence survived out of sample.
+    public var calibrationBins: Int = 1
     /// The calibrator's bins cover directional scores in `[−calibrationScoreRange, calibrationScoreRange]`
     /// (scores outside fall into the end bins).
     public var calibrationScoreRange: Double = 4
-    /// Resolved BUY/SELL signals needed before the calibrator's bins are used; before, `confidence` is the base
-    /// rate `(right + 1)/(resolved + 2)` of the signals resolved so far.
-    public var calibrationMinimumSignals: Int = 30
-    /// Pseudo-count of the base-rate prior in each calibrator bin (greater than 0).
-    public var calibrationPriorWeight: Double = 20
+    /// Resolved BUY/SELL signals needed before the calibrator's direction and bin levels are used; before,
+    /// `confidence` is the overall rate `(right + a/2)/(resolved + a)` of the signals resolved so far.
+    public var calibrationMinimumSignals: Int = 0
+    /// Pseudo-count `κ` of the direction-rate prior in each calibrator bin (greater than 0).
+    public var calibrationPriorWeight: Double = 400
+    /// Pseudo-count `a` of the prior 1/2 in the calibrator's overall rate `(right + a/2)/(resolved + a)` (greater
+    /// than 0).
+    public var calibrationOverallPriorWeight: Double = 1000
+    /// Pseudo-count `c` of the overall rate in each direction's rate `(right_dir + c·r)/(resolved_dir + c)` (at
+    /// least 0).
+    public var calibrationDirectionPriorWeight: Double = 400
     /// Confidence at or above which the text says "Strong"/"High confidence".
     public var strongConfidence: Double = 0.6
     /// Confidence at or above which the text says "Moderate confidence" (below: "Low confidence").
@@ -108,6 +116,12 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
         try require(
             calibrationPriorWeight.isFinite && calibrationPriorWeight > 0, "calibrationPriorWeight", "finite and greater than 0",
             "\(calibrationPriorWeight)")
+        try require(
+            calibrationOverallPriorWeight.isFinite && calibrationOverallPriorWeight > 0, "calibrationOverallPriorWeight",
+            "finite and greater than 0", "\(calibrationOverallPriorWeight)")
+        try require(
+            calibrationDirectionPriorWeight.isFinite && calibrationDirectionPriorWeight >= 0, "calibrationDirectionPriorWeight",
+            "finite and at least 0", "\(calibrationDirectionPriorWeight)")
         try require((0...1).contains(strongConfidence), "strongConfidence", "in [0, 1]", "\(strongConfidence)")
         try require(
             (0...1).contains(moderateConfidence) && moderateConfidence <= strongConfidence, "moderateConfidence",
@@ -119,6 +133,7 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
         case buyScoreThreshold, sellScoreThreshold, minimumConfidence, rsiOverbought, rsiOversold
         case stopLossATRMultiple, overlapCorrection, strongConfidence, moderateConfidence
         case calibrationBins, calibrationScoreRange, calibrationMinimumSignals, calibrationPriorWeight
+        case calibrationOverallPriorWeight, calibrationDirectionPriorWeight
     }
 
     private struct AnyKey: CodingKey {
@@ -165,6 +180,8 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
         try read(.calibrationScoreRange, &config.calibrationScoreRange)
         try read(.calibrationMinimumSignals, &config.calibrationMinimumSignals)
         try read(.calibrationPriorWeight, &config.calibrationPriorWeight)
+        try read(.calibrationOverallPriorWeight, &config.calibrationOverallPriorWeight)
+        try read(.calibrationDirectionPriorWeight, &config.calibrationDirectionPriorWeight)
         self = config
     }
 }

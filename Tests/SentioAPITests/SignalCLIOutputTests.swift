@@ -19,7 +19,7 @@ struct StrictModelConfig: Decodable {
     let overlapCorrection: Bool
     let strongConfidence, moderateConfidence: Double
     let calibrationBins, calibrationMinimumSignals: Int
-    let calibrationScoreRange, calibrationPriorWeight: Double
+    let calibrationScoreRange, calibrationPriorWeight, calibrationOverallPriorWeight, calibrationDirectionPriorWeight: Double
 }
 
 /// The outcome fields of a history row: every key present, `realizedReturn`/`right` possibly `null`.

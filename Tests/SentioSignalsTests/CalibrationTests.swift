@@ -25,10 +25,21 @@ import Testing
         return c
     }()
 
+    /// `fast` with small pseudo-counts and 4 bins, so that every level of the calibrator moves on 400 bars.
+    static let fastSmallPrior: SignalModelConfig = {
+        var c = fast
+        c.calibrationBins = 4
+        c.calibrationPriorWeight = 5
+        c.calibrationOverallPriorWeight = 2
+        c.calibrationDirectionPriorWeight = 10
+        return c
+    }()
+
     /// Replacing every bar after bar k by other random bars changes no confidence (nor any other field) at or
     /// before bar k: outcomes are used only once resolved.
-    @Test(arguments: [UInt64(11), 12, 13, 14, 15, 16])
-    func futurePricesNeverChangePastConfidences(seed: UInt64) throws {
+    @Test(arguments: [UInt64(11), 12, 13, 14, 15, 16], [false, true])
+    func futurePricesNeverChangePastConfidences(seed: UInt64, smallPrior: Bool) throws {
+        let config = smallPrior ? Self.fastSmallPrior : Self.fast
         var rng = SplitMix64(seed: seed)
         let bars = 400
         let series = randomSeries(symbol: "X", bars: bars, seed: seed)
@@ -41,20 +52,22 @@ import Testing
                 timestamp: series.timestamps[i], open: other.open[i] * scale, high: other.high[i] * scale,
                 low: other.low[i] * scale, close: other.close[i] * scale, volume: other.volume[i])
         }
-        let a = try SignalModel.evaluate(series, config: Self.fast)
-        let b = try SignalModel.evaluate(changed, config: Self.fast)
+        let a = try SignalModel.evaluate(series, config: config)
+        let b = try SignalModel.evaluate(changed, config: config)
         #expect(Array(a[...k]) == Array(b[...k]))
         #expect(a.filter { $0.signalType != .hold }.count > 20, "the test needs resolved signals")
         // And the future did change something (the test can fail).
         #expect(Array(a[(k + 1)...]) != Array(b[(k + 1)...]))
     }
 
-    /// Before the minimum, a signal's confidence is (right + 1)/(resolved + 2) over the BUY/SELL signals made at
-    /// bars ≤ t − h, recomputed here from the signals and prices.
-    @Test(arguments: [UInt64(21), 22, 23])
-    func baseRateBeforeMinimum(seed: UInt64) throws {
+    /// Before the minimum, a signal's confidence is the overall rate (right + a/2)/(resolved + a) over the BUY/SELL
+    /// signals made at bars ≤ t − h, recomputed here from the signals and prices (a = 2: the Laplace rule; and the
+    /// default a).
+    @Test(arguments: [UInt64(21), 22, 23], [2.0, SignalModelConfig().calibrationOverallPriorWeight])
+    func baseRateBeforeMinimum(seed: UInt64, a: Double) throws {
         var config = Self.fast
         config.calibrationMinimumSignals = 1_000_000
+        config.calibrationOverallPriorWeight = a
         let series = randomSeries(symbol: "X", bars: 300, seed: seed)
         let signals = try SignalModel.evaluate(series, config: config)
         let h = config.horizon
@@ -66,7 +79,7 @@ import Testing
                 let r = log(series.close[j + h] / series.close[j])
                 if signals[j].signalType == .buy ? r > 0 : r < 0 { right += 1 }
             }
-            #expect(signals[t].confidence == Double(right + 1) / Double(resolved + 2), "bar \(t)")
+            #expect(signals[t].confidence == (Double(right) + a / 2) / (Double(resolved) + a), "bar \(t)")
         }
     }
 

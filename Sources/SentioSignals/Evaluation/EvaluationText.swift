@@ -21,12 +21,21 @@ public enum EvaluationText {
             rel.append(["[\(fixed(b.lower, 1)), \(fixed(b.upper, 1)))", f(b.meanConfidence), f(b.observedFrequency), "\(b.count)"])
         }
         out += aligned(rel)
+        if let floor = ForecastMetrics.calibrationSamplingError(count: e.model.scoredCount) {
+            out += "sampling error: a perfectly calibrated confidence on \(e.model.scoredCount) signals shows an ECE of up to about \(f(floor))"
+            out += floor >= tooFewSignalsSamplingError
+                ? "; too few signals: these figures cannot tell calibration (or skill) from noise\n" : "\n"
+        }
         let t = e.model.targetOutcomes
         out += "\nstops and profit targets of the model's \(e.model.scoredCount) signals within \(e.config.horizon) bars: "
             + "target first \(t[.targetFirst] ?? 0), stop first \(t[.stopFirst] ?? 0), neither \(t[.neither] ?? 0), "
             + "target not on the signal's side \(t[.noTarget] ?? 0)\n"
         return out
     }
+
+    /// The sampling error (``ForecastMetrics/calibrationSamplingError(count:)``) from which the table says the
+    /// signals are too few: 0.05, the calibration goal (reached below 64 signals).
+    public static let tooFewSignalsSamplingError = 0.05
 
     /// `x` rounded to `digits` decimals (no exponent).
     static func fixed(_ x: Double, _ digits: Int) -> String {

@@ -64,6 +64,14 @@ public enum ForecastMetrics {
         }
     }
 
+    /// The expected calibration error that a *perfectly calibrated* forecast shows on `count` outcomes from
+    /// sampling alone, at most: `0.5·√(2/(π n))` ≈ `0.4/√n` (the mean absolute deviation of the observed
+    /// frequency of `n` outcomes of probability 1/2 from 1/2, normal approximation; one bin, the worst case over
+    /// the probability). An ECE near or below this number cannot tell calibration from noise; `nil` for `n ≤ 0`.
+    public static func calibrationSamplingError(count n: Int) -> Double? {
+        n > 0 ? 0.5 * (2 / (Double.pi * Double(n))).squareRoot() : nil
+    }
+
     /// Ranks `1…n` with ties given their average rank.
     public static func averageRanks(_ x: [Double]) -> [Double] {
         let order = x.indices.sorted { x[$0] < x[$1] }

@@ -3,9 +3,10 @@
 Definitions (Sources/SentioSignals/Documentation.docc/Evaluation.md): a BUY (SELL) made at bar j is right when
 ln(C[j+h] / C[j]) > 0 (< 0); it resolves at bar j + h. At bar t the calibrator uses exactly the signals made at
 bars j <= t - h. Per direction, B equal-width bins of the directional score d (aiSignal for BUY, -aiSignal for
-SELL, clamped into [-R, R]); each bin's frequency is shrunk toward the direction's base rate
-q = (right + 1) / (resolved + 2) with `prior` pseudo-counts, then made non-decreasing by weighted
-pool-adjacent-violators. Before `minimum` signals have resolved the confidence is the overall base rate.
+SELL, clamped into [-R, R]). Hierarchical shrinkage: the overall rate r = (right + a/2) / (resolved + a) over both
+directions; each direction's rate q = (right_dir + c r) / (resolved_dir + c); each bin's frequency
+(right_bin + prior q) / (resolved_bin + prior), then made non-decreasing by weighted pool-adjacent-violators.
+Before `minimum` signals have resolved the confidence is the overall rate r.
 A HOLD gets the probability for a signal in its forecast's direction (d = |aiSignal|).
 
 This version recomputes every count from scratch at every bar and runs PAV by repeatedly merging the first
@@ -38,7 +39,7 @@ def pav(values, weights):
     return out
 
 
-def calibrated_confidence(close, index, ai_signal, signal_type, h, B=8, R=4.0, minimum=30, prior=20.0):
+def calibrated_confidence(close, index, ai_signal, signal_type, h, B=1, R=4.0, minimum=0, prior=400.0, a=1000.0, c=400.0):
     """One confidence per row (rows: consecutive bars `index` past the warm-up, with aiSignal and signal type)."""
     made = []  # (bar, direction, bin)
     out = []
@@ -56,10 +57,12 @@ def calibrated_confidence(close, index, ai_signal, signal_type, h, B=8, R=4.0, m
         d = z if direction == 0 else -z
         b = bin_of(d, B, R)
         total = sum(res[0]) + sum(res[1])
+        r_all = (sum(rig[0]) + sum(rig[1]) + a / 2) / (total + a)
         if total < minimum:
-            p = (sum(rig[0]) + sum(rig[1]) + 1) / (total + 2)
+            p = r_all
         else:
-            q = (sum(rig[direction]) + 1) / (sum(res[direction]) + 2)
+            n_dir = sum(res[direction]) + c
+            q = (sum(rig[direction]) + c * r_all) / n_dir if n_dir > 0 else r_all
             values = [(rig[direction][k] + prior * q) / (res[direction][k] + prior) for k in range(B)]
             weights = [res[direction][k] + prior for k in range(B)]
             p = pav(values, weights)[b]
