@@ -481,8 +481,10 @@ extension LiveStrategy {
 /// ``LiveSession/compactSnapshot()`` without it (a size independent of the session's length: what a journal
 /// stores).
 public struct LiveSnapshot: Sendable, Codable {
-    /// The format version this build writes and reads (2: the history may be left out, `historyBase`).
-    public static let currentVersion = 2
+    /// The format version this build writes and reads (2: the history may be left out, `historyBase`; 3: the
+    /// confidence calibrator's state has its overall and direction levels). A journal whose newest snapshot has
+    /// another version is replayed from its inputs instead.
+    public static let currentVersion = 3
 
     /// The format version of encoded snapshot bytes (`nil` when they are not a snapshot's JSON): lets a reader
     /// tell an older format from a damaged snapshot.
