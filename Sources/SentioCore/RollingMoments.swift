@@ -111,8 +111,12 @@ public enum WindowArithmetic {
 /// `mean' = mean + (x − x_old)/n`, `M2' = M2 + (x − x_old)(x − mean' + x_old − mean)`, and keeps a
 /// rigorous bound on the rounding error these updates have accumulated (a few flops per push). The
 /// moments are recomputed from the window's values — two-pass in double-double, scaled by a power of
-/// two so that no square overflows or underflows — every `window` pushes, and whenever the error
-/// bound exceeds ``WindowArithmetic/checkTolerance`` of the window's magnitude. While the window
+/// two so that no square overflows or underflows — on an absolute schedule (the pushes at 0-based
+/// indices `k·window − 1`, `k ≥ 2`), and in between whenever the error bound exceeds
+/// ``WindowArithmetic/checkTolerance`` of the window's magnitude (without shifting the schedule). So
+/// the state right after a scheduled recompute depends only on the window's values, and batch
+/// kernels can run the stretches between scheduled recomputes independently (in SIMD lanes, on
+/// several threads) with results bit-identical to pushing value by value. While the window
 /// holds a value of magnitude above 2²⁵⁰ (≈ 1.8e75) or a non-zero one below 2⁻²⁵⁰, every push
 /// recomputes (O(window)), because squares of such values leave the double range.
 ///
