@@ -610,7 +610,8 @@ def main():
                         help="path of the release sentio-dev binary (allocation counting; default: beside --sentio)")
     parser.add_argument("--work", default=os.path.join(HERE, "work"), help="directory for generated inputs")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (about 3 minutes instead of ~12)")
-    parser.add_argument("--only", default="", help="comma-separated workloads: " + ",".join(n for n, _ in WORKLOADS))
+    parser.add_argument("--only", default="", help="comma-separated workloads: " + ",".join(n for n, _ in WORKLOADS)
+                        + "; or a kernel family: windowed (volume-ratio,sma,rolling-std), many (rsi-many,ema-many,atr-many)")
     parser.add_argument("--update", action="store_true",
                         help="with --only: keep the other workloads' rows of the existing results file")
     parser.add_argument("--output", default=os.path.join(HERE, "results.json"), help="JSON results path")
@@ -627,6 +628,9 @@ def main():
     inputs = generate_inputs(sentio, args.work, sizes)
 
     selected = [w for w in args.only.split(",") if w]
+    # Kernel families: `--only windowed` = the windowed statistics (volume ratio, SMA, rolling std).
+    families = {"windowed": ["volume-ratio", "sma", "rolling-std"], "many": ["rsi-many", "ema-many", "atr-many"]}
+    selected = [name for w in selected for name in families.get(w, [w])]
     results = []
     for name, fn in WORKLOADS:
         if selected and name not in selected:

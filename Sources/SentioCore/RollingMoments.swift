@@ -111,8 +111,12 @@ public enum WindowArithmetic {
 /// `mean' = mean + (x − x_old)/n`, `M2' = M2 + (x − x_old)(x − mean' + x_old − mean)`, and keeps a
 /// rigorous bound on the rounding error these updates have accumulated (a few flops per push). The
 /// moments are recomputed from the window's values — two-pass in double-double, scaled by a power of
-/// two so that no square overflows or underflows — every `window` pushes, and whenever the error
-/// bound exceeds ``WindowArithmetic/checkTolerance`` of the window's magnitude. While the window
+/// two so that no square overflows or underflows — on an absolute schedule (the pushes at 0-based
+/// indices `k·window − 1`, `k ≥ 2`), and in between whenever the error bound exceeds
+/// ``WindowArithmetic/checkTolerance`` of the window's magnitude (without shifting the schedule). So
+/// the state right after a scheduled recompute depends only on the window's values, and batch
+/// kernels can run the stretches between scheduled recomputes independently (in SIMD lanes, on
+/// several threads) with results bit-identical to pushing value by value. While the window
 /// holds a value of magnitude above 2²⁵⁰ (≈ 1.8e75) or a non-zero one below 2⁻²⁵⁰, every push
 /// recomputes (O(window)), because squares of such values leave the double range.
 ///
@@ -131,7 +135,10 @@ public struct RollingMoments: Sendable {
     @usableFromInline var meanError = 0.0
     /// Bound on `|m2 − exact M2|` (same units as `m2`).
     @usableFromInline var m2Error = 0.0
+    /// Full-window pushes since the last scheduled recompute (only scheduled recomputes reset it).
     @usableFromInline var updatesSinceReseed = 0
+    /// `fl(1/window)`: the full window's mean update multiplies by it.
+    @usableFromInline let inverseWindow: Double
     /// Values in the window with magnitude above 2²⁵⁰ or non-zero below 2⁻²⁵⁰.
     @usableFromInline var extremeCount = 0
     /// Power-of-two scale of `m2` and `scaledMean` (0 unless the window holds extreme values).
@@ -144,6 +151,7 @@ public struct RollingMoments: Sendable {
     public init(window: Int) {
         precondition(window > 0, "window must be positive")
         buffer = RingBuffer(capacity: window)
+        inverseWindow = 1 / Double(window)
     }
 
     @inlinable public var window: Int { buffer.capacity }
@@ -158,67 +166,105 @@ public struct RollingMoments: Sendable {
     }
 
     /// Adds `x`, dropping the oldest value once the window is full.
+    ///
+    /// Once the window is full, the pushes are counted and every `window`-th one (the pushes at 0-based
+    /// indices `2·window − 1`, `3·window − 1`, …) recomputes the moments from the window — an absolute
+    /// schedule: recomputes triggered by the error bound, extreme values or ``zScore(of:ddof:)`` do not
+    /// shift it. So the state right after a scheduled recompute depends only on the window's values,
+    /// and a batch kernel can process the stretches between scheduled recomputes independently.
     @inlinable
     public mutating func push(_ x: Double) {
         let old = buffer.push(x)
         if Self.isExtreme(x) { extremeCount += 1 }
         if let old, Self.isExtreme(old) { extremeCount -= 1 }
         isFresh = false
+        guard let old else {
+            grow(x)
+            return
+        }
+        updatesSinceReseed += 1
+        if updatesSinceReseed == buffer.capacity {
+            updatesSinceReseed = 0
+            recompute()
+            return
+        }
+        if extremeCount > 0 || shift != 0 {
+            recompute()
+            return
+        }
+        let u = WindowArithmetic.unitRoundoff
+        let oldMean = meanValue
+        let delta = x - old
+        meanValue += delta * inverseWindow
+        let a = x - meanValue
+        let b = old - oldMean
+        m2 += delta * (a + b)
+        // Rounding of the update (each operation errs by ≤ u·|result|; `delta·(1/n)` rounds twice, `delta`
+        // once: ≤ 3u·|delta|/n ≤ 4u·|delta|·fl(1/n)) plus the effect of the means' own errors on the M2
+        // increment (first order: |Δ|·(δ + δ')).
+        let absDelta = abs(delta)
+        let newMeanError = meanError + u * (abs(meanValue) + 4 * absDelta * inverseWindow)
+        let absA = abs(a), absB = abs(b)
+        m2Error += (absDelta + absA) * (meanError + newMeanError) + 4 * u * absDelta * (absA + absB) + u * abs(m2)
+        meanError = newMeanError
+        if !withinTolerance { recompute() }
+    }
+
+    /// A push while the window is still filling (Welford's add-only update).
+    @usableFromInline
+    mutating func grow(_ x: Double) {
         if extremeCount > 0 || shift != 0 {
             recompute()
             return
         }
         let u = WindowArithmetic.unitRoundoff
         let n = Double(buffer.count)
-        let oldMean = meanValue
-        let delta: Double, a: Double, b: Double
-        if let old {
-            delta = x - old
-            meanValue += delta / n
-            a = x - meanValue
-            b = old - oldMean
-            m2 += delta * (a + b)
-            updatesSinceReseed += 1
-        } else {
-            delta = x - oldMean
-            meanValue += delta / n
-            a = x - meanValue
-            b = 0
-            m2 += delta * a
-        }
-        // Rounding of the update (each operation errs by ≤ u·|result|) plus the effect of the means'
-        // own errors on the M2 increment (first order: |Δ|·(δ + δ'), and |x − mean'|·δ while growing).
+        let delta = x - meanValue
+        meanValue += delta / n
+        let a = x - meanValue
+        m2 += delta * a
+        // Rounding of the update plus the effect of the mean's own error on the M2 increment (first order:
+        // |x − mean'|·δ).
         let newMeanError = meanError + u * (abs(meanValue) + 2 * abs(delta) / n)
-        let absA = abs(a), absB = abs(b), absDelta = abs(delta)
-        m2Error += (absDelta + absA) * (meanError + newMeanError) + 4 * u * absDelta * (absA + absB) + u * abs(m2)
+        let absA = abs(a), absDelta = abs(delta)
+        m2Error += (absDelta + absA) * (meanError + newMeanError) + 4 * u * absDelta * absA + u * abs(m2)
         meanError = newMeanError
-        if updatesSinceReseed >= buffer.capacity || (buffer.isFull && !withinTolerance) { recompute() }
+        if buffer.isFull && !withinTolerance { recompute() }
     }
 
     /// Whether the accumulated error bounds meet the accuracy contract for the mean and the standard
-    /// deviation (see the type's documentation), with margin.
+    /// deviation (see the type's documentation), with margin. Multiplications only (no division), so that
+    /// the check costs a few flops per push; a square that underflows fails the check (conservative).
     @inlinable
     var withinTolerance: Bool {
+        Self.withinTolerance(
+            count: Double(buffer.count), mean: meanValue, meanError: meanError, m2: m2, m2Error: m2Error)
+    }
+
+    /// ``withinTolerance`` of the given state (the batch kernels evaluate the same expression lane-wise).
+    @inlinable @inline(__always)
+    package static func withinTolerance(count n: Double, mean: Double, meanError: Double, m2: Double, m2Error: Double) -> Bool {
         let t = WindowArithmetic.checkTolerance
-        let n = Double(buffer.count)
-        let meanLow = abs(meanValue) - meanError
+        let meanLow = abs(mean) - meanError
         let m2Low = max(0, m2 - m2Error)
-        let sumOfSquaresLow = m2Low + n * max(0, meanLow) * max(0, meanLow)
-        let meanOK = meanError <= t * meanLow || meanError * meanError * n * n <= t * t * sumOfSquaresLow
-        guard meanOK else { return false }
-        if m2Error == 0 { return true }
-        // |s − ŝ| ≤ min(E/√(d·M2), √(E/d)) must stay ≤ t·√(Q/d): E ≤ t·√(Q·M2) or E ≤ t²·Q.
-        let r = m2Error / sumOfSquaresLow
-        return r <= t * t || r * r * sumOfSquaresLow <= t * t * max(0, m2)
+        let positiveMeanLow = max(0, meanLow)
+        let sumOfSquaresLow = m2Low + n * positiveMeanLow * positiveMeanLow
+        let t2Q = (t * t) * sumOfSquaresLow
+        let scaledMeanError = meanError * n
+        // |mean − m̂| ≤ t·|mean| or n²·δ² ≤ t²·Q.
+        let meanOK = meanError <= t * meanLow || scaledMeanError * scaledMeanError <= t2Q
+        // |s − ŝ| ≤ min(E/√(d·M2), √(E/d)) must stay ≤ t·√(Q/d): E ≤ t²·Q, or E² ≤ t²·Q·M2 (the square not
+        // underflowing).
+        let squaredError = m2Error * m2Error
+        let m2OK = m2Error == 0 || m2Error <= t2Q || (squaredError <= t2Q * max(0, m2) && squaredError >= 0x1p-1000)
+        return meanOK && m2OK
     }
 
     /// Recomputes mean and M2 from the window: scaled two-pass in double-double arithmetic.
     @usableFromInline
     mutating func recompute() {
-        updatesSinceReseed = 0
         isFresh = true
         let n = buffer.count
-        let u = WindowArithmetic.unitRoundoff
         let first = buffer[0]
         var largest = 0.0
         var constant = true
@@ -232,24 +278,23 @@ public struct RollingMoments: Sendable {
             return
         }
         let e = largest.exponent
+        let half = -e / 2
+        let down1 = WindowArithmetic.powerOfTwo(half), down2 = WindowArithmetic.powerOfTwo(-e - half)
         // Pass 1: compensated sum of the scaled values, mean as a double-double (mh + ml).
         var s = 0.0, c = 0.0, a = 0.0
         for i in 0..<n {
-            let v = WindowArithmetic.scale(buffer[i], by: -e)
+            let v = buffer[i] * down1 * down2
             let t = s + v
             c += abs(s) >= abs(v) ? (s - t) + v : (v - t) + s
             s = t
             a += abs(v)
         }
         let count = Double(n)
-        let sh = s + c
-        let sl = c - (sh - s)
-        let mh = sh / count
-        let ml = (sh.addingProduct(-mh, count) + sl) / count  // the division's remainder is exact (FMA)
+        let (mh, ml) = Self.doubleDoubleMean(sum: s, compensation: c, count: count)
         // Pass 2: Σ (x − m)² with x − mh split exactly (TwoSum) and each square split exactly (FMA).
         var p = 0.0, pc = 0.0, q = 0.0, ss = 0.0
         for i in 0..<n {
-            let v = WindowArithmetic.scale(buffer[i], by: -e)
+            let v = buffer[i] * down1 * down2
             let dh = v - mh
             let bv = dh - v
             var dl = (v - (dh - bv)) + (-mh - bv)
@@ -262,24 +307,58 @@ public struct RollingMoments: Sendable {
             q += low + 2 * dh * dl + dl * dl
             ss += v * v
         }
+        let r = Self.recomputed(
+            exponent: e, count: count, absoluteSum: a, meanHigh: mh, meanLow: ml, p: p, pc: pc, q: q, ss: ss,
+            scaled: extremeCount != 0)
+        meanValue = r.mean; scaledMean = r.scaledMean; m2 = r.m2; meanError = r.meanError; m2Error = r.m2Error
+        shift = r.shift
+    }
+
+    /// Pass 1 of ``recompute()``: the mean `mh + ml` (double-double) of `count` values whose compensated sum
+    /// is `s + c`.
+    @inlinable @inline(__always)
+    package static func doubleDoubleMean(sum s: Double, compensation c: Double, count: Double) -> (high: Double, low: Double) {
+        let sh = s + c
+        let sl = c - (sh - s)
+        let mh = sh / count
+        let ml = (sh.addingProduct(-mh, count) + sl) / count  // the division's remainder is exact (FMA)
+        return (mh, ml)
+    }
+
+    /// The end of ``recompute()``: the state from pass 2's sums of the window scaled by `2^−exponent`
+    /// (`scaled`: keep `m2` and the mean in that scale, for windows with extreme values).
+    @inlinable @inline(__always)
+    package static func recomputed(
+        exponent e: Int, count: Double, absoluteSum a: Double, meanHigh mh: Double, meanLow ml: Double,
+        p: Double, pc: Double, q: Double, ss: Double, scaled: Bool
+    ) -> (mean: Double, scaledMean: Double, m2: Double, meanError: Double, m2Error: Double, shift: Int) {
+        let u = WindowArithmetic.unitRoundoff
         let scaledM2 = max(0, p + (pc + q))
         let scaledMeanValue = mh + ml
         let scaledMeanError = 2 * u * abs(scaledMeanValue) + 4 * u * u * a + 0x1p-1000
         let scaledM2Error = 8 * u * scaledM2 + 8 * count * u * u * ss + count * 0x1p-1000
-        meanValue = WindowArithmetic.scale(scaledMeanValue, by: e)
-        if extremeCount == 0 {
-            shift = 0
-            scaledMean = meanValue
-            m2 = WindowArithmetic.scale(scaledM2, by: 2 * e)
-            meanError = WindowArithmetic.scale(scaledMeanError, by: e) + u * abs(meanValue)
-            m2Error = WindowArithmetic.scale(scaledM2Error, by: 2 * e) + u * m2 + 0x1p-1074
-        } else {
-            shift = e
-            scaledMean = scaledMeanValue
-            m2 = scaledM2
-            meanError = WindowArithmetic.scale(scaledMeanError, by: e) + u * abs(meanValue)
-            m2Error = scaledM2Error
+        let mean = WindowArithmetic.scale(scaledMeanValue, by: e)
+        let meanError = WindowArithmetic.scale(scaledMeanError, by: e) + u * abs(mean)
+        if !scaled {
+            let m2 = WindowArithmetic.scale(scaledM2, by: 2 * e)
+            let m2Error = WindowArithmetic.scale(scaledM2Error, by: 2 * e) + u * m2 + 0x1p-1074
+            return (mean, mean, m2, meanError, m2Error, 0)
         }
+        return (mean, scaledMeanValue, scaledM2, meanError, scaledM2Error, e)
+    }
+
+    /// The state right after a scheduled recompute whose window is `values` (oldest first, `values.count`
+    /// = `window`): what ``push(_:)`` leaves at 0-based index `k·window − 1` (`k ≥ 2`) of a series whose
+    /// values `(k − 1)·window …` are `values`. The batch kernels start each stretch between scheduled
+    /// recomputes from it.
+    package init(window: Int, afterScheduledRecomputeOf values: UnsafeBufferPointer<Double>) {
+        self.init(window: window)
+        precondition(values.count == window, "a scheduled recompute sees a full window")
+        for v in values {
+            buffer.push(v)
+            if Self.isExtreme(v) { extremeCount += 1 }
+        }
+        recompute()
     }
 
     /// Mean of the values in the window.

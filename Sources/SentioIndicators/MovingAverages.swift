@@ -84,22 +84,20 @@ func simpleMovingAverageKernel(
         o[i] = .nan
     }
     guard count >= n else { return }
+    /// The exact re-summation of the window ending at `i` (``RollingSum/recompute(_:)``). Returns the new
+    /// running state rather than updating it in place, so that the loop keeps it in registers.
     @inline(never)
-    func recompute(_ i: Int, _ sum: inout Double, _ absoluteSum: inout Double, _ sumError: inout Double)
-        throws(WindowOverflowError)
-    {
+    func recompute(_ i: Int, _ sum: Double) throws(WindowOverflowError) -> (sum: Double, absoluteSum: Double, sumError: Double) {
         let exact = WindowArithmetic.compensatedSum(UnsafeBufferPointer(start: x + (i - n + 1), count: n))
         guard let exactSum = exact.sum else {
-            throw WindowOverflowError(statistic: "SMA(\(n))", barIndex: i, windowStart: i - n + 1, quantity: "window sum")
+            throw WindowOverflowError(
+                statistic: "SMA(\(n))", barIndex: i, windowStart: i - n + 1, quantity: "window sum")
         }
-        absoluteSum = exact.absoluteSum
         let actual = abs(sum - exactSum)
-        if actual <= 0.5 * tolerance * absoluteSum {
-            sumError = actual * (1 + 2 * u) + exact.bound
-        } else {
-            sum = exactSum
-            sumError = exact.bound
+        if actual <= 0.5 * tolerance * exact.absoluteSum {
+            return (sum, exact.absoluteSum, actual * (1 + 2 * u) + exact.bound)
         }
+        return (exactSum, exact.absoluteSum, exact.bound)
     }
     // Pass 1 per block stores each window's checked sum; pass 2 divides the block.
     let block = 1024
@@ -111,7 +109,7 @@ func simpleMovingAverageKernel(
             sum += v
             absoluteSum += abs(v)
             sumError += u * (abs(sum) + absoluteSum)
-            if !(sumError <= tolerance * (absoluteSum - sumError)) { try recompute(i, &sum, &absoluteSum, &sumError) }
+            if !(sumError <= tolerance * (absoluteSum - sumError)) { (sum, absoluteSum, sumError) = try recompute(i, sum) }
             o[i] = sum
             let old = x[i - n + 1]
             sum -= old

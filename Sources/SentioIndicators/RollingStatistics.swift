@@ -184,28 +184,24 @@ func volumeRatioKernel(
         o[i] = .nan
     }
     guard count >= n else { return }
-    /// The exact re-summation of the window ending at `i` (``RollingSum/recompute(_:)``).
+    /// The exact re-summation of the window ending at `i` (``RollingSum/recompute(_:)``). Returns the new
+    /// running state rather than updating it in place, so that the loop keeps it in registers.
     @inline(never)
-    func recompute(_ i: Int, _ sum: inout Double, _ absoluteSum: inout Double, _ sumError: inout Double)
-        throws(WindowOverflowError)
-    {
+    func recompute(_ i: Int, _ sum: Double) throws(WindowOverflowError) -> (sum: Double, absoluteSum: Double, sumError: Double) {
         let exact = WindowArithmetic.compensatedSum(UnsafeBufferPointer(start: x + (i - n + 1), count: n))
         guard let exactSum = exact.sum else {
             throw WindowOverflowError(
                 statistic: "volume ratio (window \(n))", barIndex: i, windowStart: i - n + 1, quantity: "window sum")
         }
-        absoluteSum = exact.absoluteSum
         let actual = abs(sum - exactSum)
-        if actual <= 0.5 * tolerance * absoluteSum {
-            sumError = actual * (1 + 2 * u) + exact.bound
-        } else {
-            sum = exactSum
-            sumError = exact.bound
+        if actual <= 0.5 * tolerance * exact.absoluteSum {
+            return (sum, exact.absoluteSum, actual * (1 + 2 * u) + exact.bound)
         }
+        return (exactSum, exact.absoluteSum, exact.bound)
     }
     // Bar n − 1: the first full window.
     if nonZero > 0 {
-        if !(sumError <= tolerance * (absoluteSum - sumError)) { try recompute(n - 1, &sum, &absoluteSum, &sumError) }
+        if !(sumError <= tolerance * (absoluteSum - sumError)) { (sum, absoluteSum, sumError) = try recompute(n - 1, sum) }
         o[n - 1] = sum
     }
     // Blocks: pass 1 keeps the running sum (one dependent add per value) and stores each window's checked
@@ -224,7 +220,7 @@ func volumeRatioKernel(
             absoluteSum += absoluteDelta
             sumError += u * ((abs(delta) + abs(sum)) + (abs(absoluteDelta) + absoluteSum))
             if nonZero > 0 {
-                if !(sumError <= tolerance * (absoluteSum - sumError)) { try recompute(i, &sum, &absoluteSum, &sumError) }
+                if !(sumError <= tolerance * (absoluteSum - sumError)) { (sum, absoluteSum, sumError) = try recompute(i, sum) }
                 o[i] = sum
             } else {
                 o[i] = .nan
@@ -262,12 +258,39 @@ public struct RollingMean: Sendable {
     }
 }
 
-/// Rolling mean (pandas `Series.rolling(window).mean()`), by running ``RollingMean``.
+/// Rolling mean (pandas `Series.rolling(window).mean()`): ``RollingMean``'s arithmetic over the array.
+///
+/// Bit-identical to running ``RollingMean`` value by value; the stretches between `RollingMoments`' scheduled
+/// recomputes run two at a time in SIMD lanes (see "Array kernels" in the Indicators article).
 public func rollingMean(_ x: [Double], window: Int) -> IndicatorSeries {
-    var state = RollingMean(window: window)
-    return x.withUnsafeBufferPointer { input in
-        collectSeries(count: input.count, lookback: window - 1) { state.update(input[$0]) }
+    precondition(window >= 1, "rolling window must be at least 1")
+    return momentsSeries(x, window: window, RollingMean(window: window))
+}
+
+/// The batch moments kernel's output for `make()` (which cannot throw here).
+func momentsSeries<S: MomentsStatistic>(_ x: [Double], window: Int, _ prototype: S) -> IndicatorSeries {
+    do {
+        return try throwingMomentsSeries(x, window: window, prototype)
+    } catch {
+        preconditionFailure("\(S.self) does not throw")
     }
+}
+
+func throwingMomentsSeries<S: MomentsStatistic>(_ x: [Double], window: Int, _ prototype: S) throws(WindowOverflowError)
+    -> IndicatorSeries
+{
+    var failure: WindowOverflowError?
+    let values = x.withUnsafeBufferPointer { input in
+        makeDoubleArray(count: input.count) { out in
+            do throws(WindowOverflowError) {
+                try rollingMomentsKernel(prototype, input, window: window, into: out)
+            } catch {
+                failure = error
+            }
+        }
+    }
+    if let failure { throw failure }
+    return IndicatorSeries(values: values, firstValidIndex: window - 1)
 }
 
 /// Streaming rolling standard deviation `√(Σ(xᵢ − x̄)² / (n − ddof))` over the last `n = window`
@@ -304,26 +327,30 @@ public struct RollingStandardDeviation: Sendable {
         barIndex += 1
         moments.push(x)
         guard moments.isFull else { return nil }
+        return try readout(x, index: barIndex)
+    }
+
+    /// The standard deviation of the current (full) window, whose latest value `x` has index `index`.
+    @inlinable
+    mutating func readout(_ x: Double, index: Int) throws(WindowOverflowError) -> Double {
         let s = moments.standardDeviation(ddof: ddof)
         guard s.isFinite || !x.isFinite else {
             throw WindowOverflowError(
-                statistic: "rolling standard deviation (window \(window))", barIndex: barIndex,
-                windowStart: barIndex - window + 1, quantity: "standard deviation")
+                statistic: "rolling standard deviation (window \(window))", barIndex: index,
+                windowStart: index - window + 1, quantity: "standard deviation")
         }
         return s
     }
 }
 
-/// Rolling standard deviation (pandas `rolling(window).std(ddof=ddof)`), by running
-/// ``RollingStandardDeviation``.
+/// Rolling standard deviation (pandas `rolling(window).std(ddof=ddof)`): ``RollingStandardDeviation``'s
+/// arithmetic over the array, bit-identical to running it value by value (two stretches between scheduled
+/// recomputes at a time in SIMD lanes, see "Array kernels" in the Indicators article).
 ///
 /// - Throws: `WindowOverflowError` naming the first bar whose standard deviation overflows.
 public func rollingStandardDeviation(_ x: [Double], window: Int, ddof: Int = 1) throws(WindowOverflowError) -> IndicatorSeries {
-    try x.withUnsafeBufferPointer { input throws(WindowOverflowError) in
-        try collectSeries(count: input.count, lookback: window - 1, state: RollingStandardDeviation(window: window, ddof: ddof)) {
-            (state: inout RollingStandardDeviation, i: Int) throws(WindowOverflowError) in try state.update(input[i])
-        }
-    }
+    precondition(window >= 1 && ddof >= 0 && window > ddof, "rolling std needs window > ddof ≥ 0")
+    return try throwingMomentsSeries(x, window: window, RollingStandardDeviation(window: window, ddof: ddof))
 }
 
 /// Streaming rolling z-score `(xₜ − x̄)/s` where `x̄` and `s` are the mean and standard deviation
@@ -364,10 +391,9 @@ public struct RollingZScore: Sendable {
     }
 }
 
-/// Rolling z-score, by running ``RollingZScore``.
+/// Rolling z-score: ``RollingZScore``'s arithmetic over the array, bit-identical to running it value by value
+/// (two stretches between scheduled recomputes at a time in SIMD lanes, see "Array kernels" in the Indicators article).
 public func rollingZScore(_ x: [Double], window: Int, ddof: Int = 1) -> IndicatorSeries {
-    var state = RollingZScore(window: window, ddof: ddof)
-    return x.withUnsafeBufferPointer { input in
-        collectSeries(count: input.count, lookback: window - 1) { state.update(input[$0]) }
-    }
+    precondition(window >= 1 && ddof >= 0 && window > ddof, "rolling z-score needs window > ddof ≥ 0")
+    return momentsSeries(x, window: window, RollingZScore(window: window, ddof: ddof))
 }
