@@ -278,7 +278,6 @@ public final class JournaledLiveSession {
         }
     }
 
-    /// The sequence number the next accepted input gets.
     private func lastAcceptedBar(_ symbol: String) throws -> Bar? {
         if let b = lastAccepted[symbol] { return b }
         try waitForBackgroundCommit()
@@ -514,6 +513,9 @@ public final class JournaledLiveSession {
     }
 
     /// The last commit of a clean exit: journals what is left, with a snapshot so the next start replays nothing.
+    /// (After ``commitInBackground(appendingCommittedLinesTo:)``, wait with
+    /// ``waitForBackgroundCommits(appendingLinesTo:)`` first, or finish with
+    /// `commit(forceSnapshot: true, appendingLinesTo:)`.)
     public func finish() throws -> [LiveEvent] {
         try commit(forceSnapshot: true)
     }
