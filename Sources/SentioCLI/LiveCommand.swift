@@ -126,7 +126,7 @@ struct LiveRunCommand: ParsableCommand {
             try loop.readStandardInput()
         }
         output = loop.output
-        try output.publish(try live.finish())
+        try output.commit(live, finishing: true)
         let c = live.counts
         printError(
             "live: \(c.accepted) bars accepted, \(c.duplicates) duplicates, \(c.rejected) rejected; "
@@ -138,10 +138,10 @@ struct LiveRunCommand: ParsableCommand {
 struct LiveEventOutput {
     private var bytes: [UInt8] = []
 
-    mutating func publish(_ events: [LiveEvent]) throws {
-        if events.isEmpty { return }
+    /// Commits `live` (``JournaledLiveSession/finish()`` when `finishing`) and writes the committed events.
+    mutating func commit(_ live: JournaledLiveSession, finishing: Bool = false) throws {
         bytes.removeAll(keepingCapacity: true)
-        for event in events { bytes.append(contentsOf: try APIJSON.encodeLine(event).utf8) }
+        try live.commit(forceSnapshot: finishing, appendingLinesTo: &bytes)
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
@@ -172,7 +172,7 @@ struct LiveInputLoop {
 
     /// Commits and publishes; notes when a new step started collecting.
     private mutating func commitAndPublish() throws {
-        try output.publish(try live.commit())
+        try output.commit(live)
         let now = live.session.pendingStepTime
         if now != pendingStep {
             pendingStep = now

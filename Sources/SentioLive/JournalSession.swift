@@ -94,14 +94,27 @@ public final class JournaledLiveSession {
     public private(set) var counts = Counts()
 
     private var batch = LiveJournalBatch()
-    private var output: [LiveEvent] = []
+    /// Events to publish after the next commit (signal updates still as the engine's signals).
+    private var output: [LiveSession.PendingEvent] = []
     private var inputsSinceSnapshot = 0
     /// The latest accepted bar per symbol (committed or in the open batch); filled lazily from the journal. A
     /// re-sent copy of it (the common re-send: a downloader rewriting its last row) is told from a conflicting
     /// bar without reading the store.
     private var lastAccepted: [String: Bar] = [:]
-    /// The latest input applied to the session (replayed, or accepted into the open batch).
+    /// The latest input applied to the session (replayed, or accepted into the open batch): always the journal's
+    /// last committed input plus the inputs of the commit in flight and of the open batch.
     private var appliedInputSeq: Int64 = 0
+    /// The pipelined group commit running on the writer thread (``commitInBackground(appendingCommittedLinesTo:)``).
+    private var inFlight: BackgroundCommit?
+    /// Whether this thread has already waited for `inFlight` to finish.
+    private var inFlightFinished = false
+    /// The NDJSON lines of the commit in flight, published when it is durable.
+    private var inFlightLines: [UInt8] = []
+    private var encodedLines: [UInt8] = []
+    /// Runs the pipelined commits, one at a time in order.
+    private let writer = DispatchQueue(label: "sentio.live.journal-writer")
+    /// The error of a failed background commit: the session cannot commit any more.
+    private var backgroundFailure: (any Error)?
 
     /// The setup stored in `database`, or `nil` when it holds no live session.
     ///
@@ -213,8 +226,10 @@ public final class JournaledLiveSession {
                 try Self.apply(input, seq: inputSeq, to: session, path: path)
             }
             if journaling {
-                for event in session.takeEvents() where Self.isJournaled(event) {
-                    batch.appendEvent(type: event.type, json: try APIJSON.encodeLine(event), inputSeq: inputSeq)
+                try session.takeEvents { pending in
+                    if case .event(let event) = pending, Self.isJournaled(event) {
+                        batch.appendEvent(type: event.type, json: try APIJSON.encodeLine(event), inputSeq: inputSeq)
+                    }
                 }
                 inputsSinceSnapshot += 1
                 if inputsSinceSnapshot >= snapshotInterval {
@@ -263,28 +278,35 @@ public final class JournaledLiveSession {
         }
     }
 
-    /// The sequence number the next accepted input gets.
-    private var nextInputSeq: Int64 { journal.lastInputSeq + Int64(batch.inputCount) + 1 }
-
     private func lastAcceptedBar(_ symbol: String) throws -> Bar? {
         if let b = lastAccepted[symbol] { return b }
+        try waitForBackgroundCommit()
         guard let t = journal.lastTimestamp(symbol: symbol), let b = try journal.storedBar(symbol: symbol, timestamp: t)
         else { return nil }
         lastAccepted[symbol] = b
         return b
     }
 
-    private func record(_ events: [LiveEvent], line: Int?) throws {
-        for var event in events {
-            if case .rejected(var rejection) = event, rejection.line == nil, let line {
-                rejection.line = line
-                event = .rejected(rejection)
+    private func record(_ event: LiveEvent, line: Int?) throws {
+        var event = event
+        if case .rejected(var rejection) = event, rejection.line == nil, let line {
+            rejection.line = line
+            event = .rejected(rejection)
+        }
+        if case .rejected = event { counts.rejected += 1 }
+        if Self.isJournaled(event) {
+            batch.appendEvent(type: event.type, json: try APIJSON.encodeLine(event), inputSeq: appliedInputSeq)
+        }
+        output.append(.event(event))
+    }
+
+    /// Records the session's events (signal updates stay engine signals until they are published).
+    private func recordSessionEvents(line: Int?) throws {
+        try session.takeEvents { pending in
+            switch pending {
+            case .signal: output.append(pending)
+            case .event(let event): try record(event, line: line)
             }
-            if case .rejected = event { counts.rejected += 1 }
-            if Self.isJournaled(event) {
-                batch.appendEvent(type: event.type, json: try APIJSON.encodeLine(event), inputSeq: appliedInputSeq)
-            }
-            output.append(event)
         }
     }
 
@@ -294,10 +316,13 @@ public final class JournaledLiveSession {
     public func ingest(_ feedBar: FeedBar, line: Int? = nil) throws {
         let symbol = feedBar.symbol, bar = feedBar.bar
         if let last = try lastAcceptedBar(symbol), bar.timestamp <= last.timestamp {
-            let existing = bar.timestamp == last.timestamp
+            var existing = bar.timestamp == last.timestamp
                 ? last
-                : try batch.pendingBar(symbol: symbol, timestamp: bar.timestamp)
-                    ?? journal.storedBar(symbol: symbol, timestamp: bar.timestamp)
+                : batch.pendingBar(symbol: symbol, timestamp: bar.timestamp)
+            if existing == nil {
+                try waitForBackgroundCommit()  // the journal then holds every earlier input
+                existing = try journal.storedBar(symbol: symbol, timestamp: bar.timestamp)
+            }
             if let existing {
                 if existing == bar {  // a duplicate: a no-op
                     counts.duplicates += 1
@@ -308,9 +333,9 @@ public final class JournaledLiveSession {
                         symbol: symbol, timestamp: existing.timestamp, open: existing.open, high: existing.high,
                         low: existing.low, close: existing.close, volume: existing.volume))
                 try record(
-                    [.rejected(LiveRejectedEvent(
+                    .rejected(LiveRejectedEvent(
                         reason: rejection.code, message: rejection.description, symbol: symbol,
-                        timestamp: APITimestamp(epochSeconds: bar.timestamp), line: line))],
+                        timestamp: APITimestamp(epochSeconds: bar.timestamp), line: line)),
                     line: line)
                 return
             }
@@ -326,24 +351,24 @@ public final class JournaledLiveSession {
         }
         if case .accepted = outcome {
             batch.append(.bar(symbol: symbol, bar: bar))
-            appliedInputSeq = nextInputSeq - 1
+            appliedInputSeq += 1
             lastAccepted[symbol] = bar
             inputsSinceSnapshot += 1
         }
-        try record(session.takeEvents(), line: line)
+        try recordSessionEvents(line: line)
     }
 
     /// Records a line that is not a bar as a `rejected` event (`malformed-line`, naming the line and field).
     public func reject(_ error: NDJSONBarError) throws {
         try record(
-            [.rejected(LiveRejectedEvent(
-                reason: "malformed-line", message: error.description, field: error.field, line: error.line))],
+            .rejected(LiveRejectedEvent(
+                reason: "malformed-line", message: error.description, field: error.field, line: error.line)),
             line: error.line)
     }
 
     /// Records an input that could not be read as a `rejected` event (`malformed-line`) with `message`.
     public func reject(line: Int, message: String) throws {
-        try record([.rejected(LiveRejectedEvent(reason: "malformed-line", message: message, line: line))], line: line)
+        try record(.rejected(LiveRejectedEvent(reason: "malformed-line", message: message, line: line)), line: line)
     }
 
     /// The grace delay passed: completes the pending step, if any, with the symbols that delivered (journaled,
@@ -351,34 +376,167 @@ public final class JournaledLiveSession {
     @discardableResult
     public func closeStepIfPending() throws -> Bool {
         guard let pending = session.pendingStepTime else { return false }
-        let events = session.closeStep()
+        session.closePendingStep()
         batch.append(.stepClosed(timestamp: pending))
-        appliedInputSeq = nextInputSeq - 1
+        appliedInputSeq += 1
         inputsSinceSnapshot += 1
-        try record(events, line: nil)
+        try recordSessionEvents(line: nil)
         return true
     }
 
     /// Whether inputs or events wait for ``commit(forceSnapshot:)``.
-    public var hasUncommitted: Bool { !batch.isEmpty || !output.isEmpty }
+    public var hasUncommitted: Bool { !batch.isEmpty || !output.isEmpty || inFlight != nil }
 
     /// Group commit: journals everything since the last commit in one transaction (with a snapshot when
     /// `snapshotInterval` inputs have passed since the last one), then returns the events to publish, in order.
     ///
     /// - Throws: `StoreError`; nothing is then published, and the inputs count as never received.
     public func commit(forceSnapshot: Bool = false) throws -> [LiveEvent] {
-        if inputsSinceSnapshot >= snapshotInterval || (forceSnapshot && inputsSinceSnapshot > 0) {
-            batch.setSnapshot(Data(try session.compactSnapshot().encoded()), coveringInput: appliedInputSeq)
-            inputsSinceSnapshot = 0
+        precondition(inFlight == nil, "commit() with a background commit in flight: call waitForBackgroundCommits(appendingLinesTo:) first")
+        try journalBatch(forceSnapshot: forceSnapshot)
+        defer { output.removeAll(keepingCapacity: true) }
+        var events: [LiveEvent] = []
+        events.reserveCapacity(output.count)
+        let config = session.configuration.signalModel
+        for pending in output {
+            switch pending {
+            case .event(let event): events.append(event)
+            case .signal(let signal):
+                // Left out when the contract cannot carry it (as LiveSession.takeEvents() does).
+                if let message = try? SignalContracts.liveMessage(signal, config: config) { events.append(.signalUpdate(message)) }
+            }
         }
-        try journal.commit(&batch)
-        let events = output
-        output.removeAll(keepingCapacity: true)
         return events
     }
 
+    /// ``commit(forceSnapshot:)``, then the events to publish appended to `lines` as NDJSON — the bytes of
+    /// `LiveEventJSON.appendLine` of each event ``commit(forceSnapshot:)`` returns — written straight from the
+    /// engine's signals (no contract strings built: the cheap path of a command's output).
+    ///
+    /// - Throws: `StoreError` (nothing appended); `APIEncodingError` for an order, fill or equity event with a
+    ///   non-finite number (after the commit).
+    public func commit(forceSnapshot: Bool = false, appendingLinesTo lines: inout [UInt8]) throws {
+        try waitForBackgroundCommits(appendingLinesTo: &lines)
+        try journalBatch(forceSnapshot: forceSnapshot)
+        defer { output.removeAll(keepingCapacity: true) }
+        try appendOutputLines(to: &lines)
+    }
+
+    /// Journals the open batch (with a snapshot when due) in one transaction.
+    private func journalBatch(forceSnapshot: Bool) throws {
+        try takeSnapshotIfDue(force: forceSnapshot)
+        try journal.commit(&batch)
+    }
+
+    private func takeSnapshotIfDue(force: Bool) throws {
+        if inputsSinceSnapshot >= snapshotInterval || (force && inputsSinceSnapshot > 0) {
+            batch.setSnapshot(Data(try session.compactSnapshot().encoded()), coveringInput: appliedInputSeq)
+            inputsSinceSnapshot = 0
+        }
+    }
+
+    // MARK: - Pipelined group commit
+
+    /// Pipelined group commit, for a second core: first waits for the previous background commit and appends its
+    /// lines to `lines` (they are durable now: publish them), then hands the open batch (with a snapshot when
+    /// due) to a writer thread, which commits it in one transaction while this thread writes its events' lines
+    /// (as ``commit(forceSnapshot:appendingLinesTo:)`` writes them) and goes on ingesting. The lines of a batch
+    /// are therefore handed out one call later, after its commit: output order and "committed before published"
+    /// hold as with ``commit(forceSnapshot:appendingLinesTo:)``. ``waitForBackgroundCommits(appendingLinesTo:)``
+    /// (or ``commit(forceSnapshot:appendingLinesTo:)``) hands out the last one.
+    ///
+    /// While a background commit is in flight, ``journal`` belongs to the writer thread: read it only after
+    /// ``waitForBackgroundCommits(appendingLinesTo:)``. (Ingesting needs the journal only for a symbol's first
+    /// bar in this process and for a re-sent bar older than the symbol's latest; it then waits by itself.)
+    ///
+    /// - Throws: the `StoreError` of the previous background commit (nothing of it is published, and the session
+    ///   stays failed: every later commit throws it again; reopen the session, which continues after the last
+    ///   durable commit); `APIEncodingError` as ``commit(forceSnapshot:appendingLinesTo:)``.
+    public func commitInBackground(appendingCommittedLinesTo lines: inout [UInt8]) throws {
+        try waitForBackgroundCommits(appendingLinesTo: &lines)
+        try takeSnapshotIfDue(force: false)
+        let job = BackgroundCommit(journal: journal, batch: batch)
+        batch.removeAll()
+        inFlight = job
+        inFlightFinished = false
+        writer.async { job.run() }
+        // Written while the writer commits; handed out once the commit is durable.
+        encodedLines.removeAll(keepingCapacity: true)
+        defer { output.removeAll(keepingCapacity: true) }
+        try appendOutputLines(to: &encodedLines)
+        swap(&encodedLines, &inFlightLines)
+    }
+
+    /// Waits for the background commit in flight, if any, and appends its lines to `lines` (durable now).
+    ///
+    /// - Throws: its `StoreError` (see ``commitInBackground(appendingCommittedLinesTo:)``).
+    public func waitForBackgroundCommits(appendingLinesTo lines: inout [UInt8]) throws {
+        guard try awaitInFlight() else { return }
+        lines.append(contentsOf: inFlightLines)
+        inFlightLines.removeAll(keepingCapacity: true)
+        inFlight = nil
+        inFlightFinished = false
+    }
+
+    /// Waits for the background commit without handing out its lines (for reading the journal: the lines stay
+    /// for the next hand-out).
+    private func waitForBackgroundCommit() throws { _ = try awaitInFlight() }
+
+    /// Waits (once) for the commit in flight; `false` when there is none.
+    ///
+    /// - Throws: its error, or that of an earlier failed background commit.
+    private func awaitInFlight() throws -> Bool {
+        if let failure = backgroundFailure { throw failure }
+        guard let job = inFlight else { return false }
+        if !inFlightFinished {
+            job.done.wait()
+            inFlightFinished = true
+        }
+        if let error = job.error {
+            backgroundFailure = error
+            inFlight = nil
+            inFlightLines.removeAll(keepingCapacity: true)
+            throw error
+        }
+        return true
+    }
+
+    /// The lines of the pending output, in order.
+    private func appendOutputLines(to lines: inout [UInt8]) throws {
+        let config = session.configuration.signalModel
+        for pending in output {
+            switch pending {
+            case .event(let event): try LiveEventJSON.appendLine(event, to: &lines)
+            case .signal(let signal): LiveEventJSON.appendSignalUpdate(signal, config: config, to: &lines)
+            }
+        }
+    }
+
     /// The last commit of a clean exit: journals what is left, with a snapshot so the next start replays nothing.
+    /// (After ``commitInBackground(appendingCommittedLinesTo:)``, wait with
+    /// ``waitForBackgroundCommits(appendingLinesTo:)`` first, or finish with
+    /// `commit(forceSnapshot: true, appendingLinesTo:)`.)
     public func finish() throws -> [LiveEvent] {
         try commit(forceSnapshot: true)
+    }
+}
+
+/// One group commit run on ``JournaledLiveSession``'s writer thread. The thread that creates it hands it over and
+/// touches it again only after `done` is signalled (which orders the writer's effects before that read), so its
+/// unsynchronized state is never shared: hence `@unchecked Sendable`.
+private final class BackgroundCommit: @unchecked Sendable {
+    let journal: LiveJournal
+    var batch: LiveJournalBatch
+    var error: (any Error)?
+    let done = DispatchSemaphore(value: 0)
+
+    init(journal: LiveJournal, batch: LiveJournalBatch) {
+        self.journal = journal
+        self.batch = batch
+    }
+
+    func run() {
+        do { try journal.commit(&batch) } catch { self.error = error }
+        done.signal()
     }
 }

@@ -133,11 +133,21 @@ public final class LiveSession {
     var raw: [RawEvent] = []
     /// Entries of the simulation's order log already turned into events.
     var ordersSeen = 0
+    /// The universe index of the latest symbol looked up (``symbolIndex(_:)``'s guess for the next one).
+    private var lastSymbolIndex = -1
+
+    /// An event taken by ``takeEvents(_:)``: a contract value, or a signal update still as the engine's signal.
+    enum PendingEvent {
+        case event(LiveEvent)
+        case signal(Signal)
+    }
 
     enum RawEvent {
         case signal(Signal)
         case placed(OrderPlacement)
         case resolved(orderIndex: Int, cash: Double)
+        /// The order event of order-log entry `orderIndex` that no placement announced (a level exit).
+        case levelOrder(orderIndex: Int)
         case equity(step: Int, openPositions: Int)
         case barRejected(LiveBar, LiveBarRejection)
     }
@@ -243,7 +253,7 @@ public final class LiveSession {
     /// Feeds one bar without building events (the allocation-free path): the events are kept until
     /// ``takeEvents()`` or ``discardEvents()``.
     public func process(_ bar: LiveBar) -> LiveIngestOutcome {
-        guard let s = index[bar.symbol] else { return reject(bar, .unknownSymbol) }
+        guard let s = symbolIndex(bar.symbol) else { return reject(bar, .unknownSymbol) }
         if let (field, message) = bar.validationProblem { return reject(bar, .invalid(field: field, message: message)) }
         let t = bar.timestamp
         var completed = 0
@@ -279,6 +289,21 @@ public final class LiveSession {
         return .accepted(completedSteps: completed)
     }
 
+    /// The universe index of `symbol`. A feed usually delivers the symbols in the same order at every step, so the
+    /// symbol after the previous one's is tried first (a string comparison) before the dictionary (a hash).
+    @inline(__always)
+    private func symbolIndex(_ symbol: String) -> Int? {
+        var guess = lastSymbolIndex + 1
+        if guess == universe.count { guess = 0 }
+        if universe[guess] == symbol {
+            lastSymbolIndex = guess
+            return guess
+        }
+        guard let s = index[symbol] else { return nil }
+        lastSymbolIndex = s
+        return s
+    }
+
     private func same(_ bar: LiveBar, _ existing: Bar) -> LiveIngestOutcome {
         if bar.bar == existing { return .duplicate }
         return reject(bar, .conflicting(existing: LiveBar(symbol: bar.symbol, bar: existing)))
@@ -306,6 +331,7 @@ public final class LiveSession {
                 raw.append(.placed(simulation.placement(k)))
                 k += 1
             }
+            if simulation.order(i).reason != .signal { raw.append(.levelOrder(orderIndex: i)) }
             raw.append(.resolved(orderIndex: i, cash: cash))
         }
         while k < placements {
@@ -334,48 +360,71 @@ public final class LiveSession {
         var out: [LiveEvent] = []
         out.reserveCapacity(raw.count)
         for event in raw {
-            switch event {
-            case .signal(let signal):
+            if case .signal(let signal) = event {
                 if let message = try? SignalContracts.liveMessage(signal, config: configuration.signalModel) {
                     out.append(.signalUpdate(message))
                 }
-            case .placed(let p):
-                out.append(.order(LiveOrderEvent(
-                    id: p.id, symbol: universe[p.symbol], side: p.side.rawValue,
-                    reason: p.isContribution ? "contribution" : "signal",
-                    decidedAt: APITimestamp(epochSeconds: simulation.timestamp(atStep: p.step)),
-                    amount: p.isContribution ? p.amount : nil)))
-            case let .resolved(i, cash):
-                let o = simulation.order(i)
-                let time = APITimestamp(epochSeconds: simulation.timestamp(atStep: o.resolvedStep))
-                let symbol = universe[o.symbol]
-                if o.reason != .signal {
-                    out.append(.order(LiveOrderEvent(
-                        id: o.id, symbol: symbol, side: o.side.rawValue, reason: o.reason.rawValue, decidedAt: time, amount: nil)))
-                }
-                if let rejection = o.rejection {
-                    out.append(.rejected(LiveRejectedEvent(
-                        reason: rejection.rawValue, message: "order \(o.id) (\(o.side.rawValue) \(symbol)) rejected: \(rejection.rawValue)",
-                        symbol: symbol, timestamp: time, orderId: o.id)))
-                } else {
-                    out.append(.fill(LiveFillEvent(
-                        orderId: o.id, symbol: symbol, side: o.side.rawValue, reason: o.reason.rawValue, timestamp: time,
-                        price: o.fillPrice, shares: o.shares, commission: o.commission, cash: cash)))
-                }
-            case let .equity(step, openPositions):
-                out.append(.equity(LiveEquityEvent(
-                    timestamp: APITimestamp(epochSeconds: simulation.timestamp(atStep: step)), equity: simulation.equity(atStep: step),
-                    cash: simulation.cash(atStep: step), contributions: simulation.contribution(atStep: step),
-                    openPositions: openPositions)))
-            case let .barRejected(bar, reason):
-                var field: String?
-                if case .invalid(let f, _) = reason { field = f }
-                out.append(.rejected(LiveRejectedEvent(
-                    reason: reason.code, message: "\(bar.symbol) bar at \(iso8601(epochSeconds: bar.timestamp)): \(reason)",
-                    symbol: bar.symbol, timestamp: APITimestamp(epochSeconds: bar.timestamp), field: field)))
+            } else {
+                out.append(contractEvent(event))
             }
         }
         return out
+    }
+
+    /// The events recorded since the last call, in order, with each signal update left as the engine's signal
+    /// (its contract built later, or its line written straight from it: `LiveEventJSON.appendSignalUpdate`).
+    func takeEvents(_ body: (PendingEvent) throws -> Void) rethrows {
+        defer { raw.removeAll(keepingCapacity: true) }
+        for event in raw {
+            if case .signal(let signal) = event {
+                try body(.signal(signal))
+            } else {
+                try body(.event(contractEvent(event)))
+            }
+        }
+    }
+
+    /// The contract value of a recorded event other than a signal update.
+    private func contractEvent(_ event: RawEvent) -> LiveEvent {
+        switch event {
+        case .signal:
+            preconditionFailure("signal updates are built by the caller")
+        case .placed(let p):
+            return .order(LiveOrderEvent(
+                id: p.id, symbol: universe[p.symbol], side: p.side.rawValue,
+                reason: p.isContribution ? "contribution" : "signal",
+                decidedAt: APITimestamp(epochSeconds: simulation.timestamp(atStep: p.step)),
+                amount: p.isContribution ? p.amount : nil))
+        case let .resolved(i, cash):
+            // One order-log entry: its order event (for level exits, decided in the step) was placed before it.
+            let o = simulation.order(i)
+            let time = APITimestamp(epochSeconds: simulation.timestamp(atStep: o.resolvedStep))
+            let symbol = universe[o.symbol]
+            if let rejection = o.rejection {
+                return .rejected(LiveRejectedEvent(
+                    reason: rejection.rawValue, message: "order \(o.id) (\(o.side.rawValue) \(symbol)) rejected: \(rejection.rawValue)",
+                    symbol: symbol, timestamp: time, orderId: o.id))
+            }
+            return .fill(LiveFillEvent(
+                orderId: o.id, symbol: symbol, side: o.side.rawValue, reason: o.reason.rawValue, timestamp: time,
+                price: o.fillPrice, shares: o.shares, commission: o.commission, cash: cash))
+        case let .levelOrder(i):
+            let o = simulation.order(i)
+            return .order(LiveOrderEvent(
+                id: o.id, symbol: universe[o.symbol], side: o.side.rawValue, reason: o.reason.rawValue,
+                decidedAt: APITimestamp(epochSeconds: simulation.timestamp(atStep: o.resolvedStep)), amount: nil))
+        case let .equity(step, openPositions):
+            return .equity(LiveEquityEvent(
+                timestamp: APITimestamp(epochSeconds: simulation.timestamp(atStep: step)), equity: simulation.equity(atStep: step),
+                cash: simulation.cash(atStep: step), contributions: simulation.contribution(atStep: step),
+                openPositions: openPositions))
+        case let .barRejected(bar, reason):
+            var field: String?
+            if case .invalid(let f, _) = reason { field = f }
+            return .rejected(LiveRejectedEvent(
+                reason: reason.code, message: "\(bar.symbol) bar at \(iso8601(epochSeconds: bar.timestamp)): \(reason)",
+                symbol: bar.symbol, timestamp: APITimestamp(epochSeconds: bar.timestamp), field: field))
+        }
     }
 
     /// Forgets the recorded events (keeping the buffer's capacity).

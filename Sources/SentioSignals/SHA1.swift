@@ -3,41 +3,23 @@
 /// SHA-1 is broken for collision resistance; here it only maps a name to a stable identifier, which
 /// is exactly what UUIDv5 specifies. Foundation on Linux offers neither SHA-1 nor UUIDv5, hence this
 /// small implementation. Verified against the FIPS 180-4 / RFC 3174 test vectors in the tests.
+///
+/// No heap allocation besides the returned array of ``digest(_:)``: whole blocks are compressed straight from the
+/// message's bytes, the padded tail in a 128-byte buffer on the stack (``digest(bytes:)`` returns the digest as a
+/// value). A live session hashes one signal id per bar this way.
 public enum SHA1 {
+    /// The five 32-bit words of a SHA-1 state (and of a digest, big-endian words).
+    public typealias Words = (UInt32, UInt32, UInt32, UInt32, UInt32)
+
+    static let initialState: Words = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
+
     /// The 20-byte SHA-1 digest of `message`.
     public static func digest(_ message: some Collection<UInt8>) -> [UInt8] {
-        var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
-        // Padding: 0x80, zeros to 56 mod 64, then the bit length as a big-endian 64-bit integer.
-        var data = Array(message)
-        let bitLength = UInt64(data.count) &* 8
-        data.append(0x80)
-        while data.count % 64 != 56 { data.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-
-        var w = [UInt32](repeating: 0, count: 80)
-        for chunk in stride(from: 0, to: data.count, by: 64) {
-            for i in 0..<16 {
-                let j = chunk + 4 * i
-                w[i] = UInt32(data[j]) << 24 | UInt32(data[j + 1]) << 16 | UInt32(data[j + 2]) << 8 | UInt32(data[j + 3])
-            }
-            for i in 16..<80 { w[i] = rotateLeft(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1) }
-            var (a, b, c, d, e) = h
-            for i in 0..<80 {
-                let f: UInt32, k: UInt32
-                switch i {
-                case 0..<20: f = (b & c) | (~b & d); k = 0x5A82_7999
-                case 20..<40: f = b ^ c ^ d; k = 0x6ED9_EBA1
-                case 40..<60: f = (b & c) | (b & d) | (c & d); k = 0x8F1B_BCDC
-                default: f = b ^ c ^ d; k = 0xCA62_C1D6
-                }
-                let temp = rotateLeft(a, 5) &+ f &+ e &+ k &+ w[i]
-                e = d
-                d = c
-                c = rotateLeft(b, 30)
-                b = a
-                a = temp
-            }
-            h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
+        let h: Words
+        if let words = message.withContiguousStorageIfAvailable({ digest(bytes: UnsafeRawBufferPointer($0)) }) {
+            h = words
+        } else {
+            h = Array(message).withUnsafeBytes { digest(bytes: $0) }
         }
         var out: [UInt8] = []
         out.reserveCapacity(20)
@@ -45,6 +27,60 @@ public enum SHA1 {
             for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
         }
         return out
+    }
+
+    /// The SHA-1 digest of `bytes` as five big-endian words (digest byte `4i + j` is byte `j`, most significant
+    /// first, of word `i`). Allocation-free.
+    public static func digest(bytes: UnsafeRawBufferPointer) -> Words {
+        var h = initialState
+        let count = bytes.count
+        let whole = count / 64
+        for b in 0..<whole { compress(&h, bytes.baseAddress! + 64 * b) }
+        // The tail and padding: 0x80, zeros to 56 mod 64, then the bit length as a big-endian 64-bit integer.
+        let rest = count - 64 * whole
+        let bitLength = UInt64(count) &* 8
+        withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) { tail in
+            let t = tail.baseAddress!
+            tail.initializeMemory(as: UInt8.self, repeating: 0)
+            if rest > 0 { t.copyMemory(from: bytes.baseAddress! + 64 * whole, byteCount: rest) }
+            t.storeBytes(of: 0x80, toByteOffset: rest, as: UInt8.self)
+            let blocks = rest < 56 ? 1 : 2
+            t.storeBytes(of: bitLength.bigEndian, toByteOffset: 64 * blocks - 8, as: UInt64.self)
+            compress(&h, UnsafeRawPointer(t))
+            if blocks == 2 { compress(&h, UnsafeRawPointer(t + 64)) }
+        }
+        return h
+    }
+
+    /// One SHA-1 compression of the 64-byte block at `block` into `h`.
+    @inline(__always)
+    static func compress(_ h: inout Words, _ block: UnsafeRawPointer) {
+        // The message schedule as a ring of 16 words (w[i] for i ≥ 16 needs only the 16 before it).
+        var w: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &w) { raw in
+            let w = raw.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            for i in 0..<16 { w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
+            var (a, b, c, d, e) = h
+            @inline(__always) func schedule(_ i: Int) -> UInt32 {
+                if i < 16 { return w[i] }
+                let x = rotateLeft(w[(i - 3) & 15] ^ w[(i - 8) & 15] ^ w[(i - 14) & 15] ^ w[i & 15], 1)
+                w[i & 15] = x
+                return x
+            }
+            @inline(__always) func round(_ f: UInt32, _ k: UInt32, _ wi: UInt32) {
+                let temp = rotateLeft(a, 5) &+ f &+ e &+ k &+ wi
+                e = d
+                d = c
+                c = rotateLeft(b, 30)
+                b = a
+                a = temp
+            }
+            for i in 0..<20 { round((b & c) | (~b & d), 0x5A82_7999, schedule(i)) }
+            for i in 20..<40 { round(b ^ c ^ d, 0x6ED9_EBA1, schedule(i)) }
+            for i in 40..<60 { round((b & c) | (b & d) | (c & d), 0x8F1B_BCDC, schedule(i)) }
+            for i in 60..<80 { round(b ^ c ^ d, 0xCA62_C1D6, schedule(i)) }
+            h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
+        }
     }
 
     @inline(__always) static func rotateLeft(_ x: UInt32, _ n: UInt32) -> UInt32 { (x << n) | (x >> (32 - n)) }
@@ -75,6 +111,31 @@ public enum NameBasedUUID {
     /// The version-5 UUID of `name` in `namespace`, in lowercase 8-4-4-4-12 text form (as Python's `uuid.uuid5`).
     public static func version5(namespace: [UInt8], name: String) -> String {
         format(version5Bytes(namespace: namespace, name: name))
+    }
+
+    /// The version-5 UUID whose hashed message (namespace ‖ name, already concatenated) is `message`, written as
+    /// its 36 lowercase 8-4-4-4-12 text bytes at `out` (room for 36 bytes). Allocation-free: the same bytes as
+    /// ``version5(namespace:name:)`` of that namespace and name.
+    public static func writeVersion5(message: UnsafeRawBufferPointer, to out: UnsafeMutablePointer<UInt8>) {
+        let h = SHA1.digest(bytes: message)
+        // Bytes 0..<16 of the digest: words 0...3, big-endian.
+        var bytes: (UInt32, UInt32, UInt32, UInt32) = (h.0.bigEndian, h.1.bigEndian, h.2.bigEndian, h.3.bigEndian)
+        withUnsafeMutableBytes(of: &bytes) { b in
+            b[6] = (b[6] & 0x0F) | 0x50
+            b[8] = (b[8] & 0x3F) | 0x80
+            let hex: StaticString = "0123456789abcdef"
+            let digits = hex.utf8Start
+            var k = 0
+            for i in 0..<16 {
+                if i == 4 || i == 6 || i == 8 || i == 10 {
+                    out[k] = UInt8(ascii: "-")
+                    k += 1
+                }
+                out[k] = digits[Int(b[i] >> 4)]
+                out[k + 1] = digits[Int(b[i] & 0x0F)]
+                k += 2
+            }
+        }
     }
 
     /// 16 bytes as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lowercase.

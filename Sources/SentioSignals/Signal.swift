@@ -117,7 +117,80 @@ public struct Signal: Sendable, Equatable, Codable {
     /// (timestamp as ISO-8601 UTC, e.g. `sentio:signal:TQQQ:2025-10-20T10:30:00Z`). Equal to Python's
     /// `uuid.uuid5(uuid.NAMESPACE_URL, name)`.
     public var id: String {
-        NameBasedUUID.version5(namespace: NameBasedUUID.urlNamespace, name: Self.idName(symbol: symbol, timestamp: timestamp))
+        String(unsafeUninitializedCapacity: Self.idLength) { buffer in
+            writeID(to: buffer.baseAddress!)
+            return Self.idLength
+        }
+    }
+
+    /// The length of ``id`` in bytes (ASCII): 36.
+    public static let idLength = 36
+
+    /// Writes the 36 ASCII bytes of ``id`` at `out`. Allocation-free for symbols up to 190 UTF-8 bytes and
+    /// timestamps in the years 1 to 9999 (the name is assembled on the stack and hashed there); otherwise through
+    /// ``idName(symbol:timestamp:)`` and ``NameBasedUUID/version5(namespace:name:)`` — the same bytes either way.
+    public func writeID(to out: UnsafeMutablePointer<UInt8>) {
+        let prefix: StaticString = "sentio:signal:"
+        var symbol = symbol
+        let done: Bool = symbol.withUTF8 { sym in
+            // namespace (16) ‖ "sentio:signal:" (14) ‖ symbol ‖ ":" ‖ YYYY-MM-DDTHH:MM:SSZ (20)
+            let length = 16 + prefix.utf8CodeUnitCount + sym.count + 1 + 20
+            guard length <= 256 else { return false }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer in
+                let m = buffer.baseAddress!
+                var k = 0
+                for b in NameBasedUUID.urlNamespace {
+                    m[k] = b
+                    k += 1
+                }
+                (m + k).update(from: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+                k += prefix.utf8CodeUnitCount
+                if sym.count > 0 { (m + k).update(from: sym.baseAddress!, count: sym.count) }
+                k += sym.count
+                m[k] = UInt8(ascii: ":")
+                k += 1
+                guard Self.writeISO8601(epochSeconds: timestamp, to: m + k) else { return false }
+                k += 20
+                NameBasedUUID.writeVersion5(message: UnsafeRawBufferPointer(start: m, count: k), to: out)
+                return true
+            }
+        }
+        if done { return }
+        let text = NameBasedUUID.version5(namespace: NameBasedUUID.urlNamespace, name: Self.idName(symbol: symbol, timestamp: timestamp))
+        var i = 0
+        for b in text.utf8 {
+            out[i] = b
+            i += 1
+        }
+    }
+
+    /// Writes `YYYY-MM-DDTHH:MM:SSZ` (20 bytes, as SentioCore's `iso8601(epochSeconds:)`) at `out` and returns
+    /// `true` for the years 1 to 9999; writes nothing and returns `false` otherwise.
+    static func writeISO8601(epochSeconds t: Int64, to out: UnsafeMutablePointer<UInt8>) -> Bool {
+        let days = floorDivide(t, 86_400)
+        let date = CivilDate(daysSinceEpoch: Int(days))
+        guard (1...9999).contains(date.year) else { return false }
+        let s = Int(t - days * 86_400)
+        @inline(__always) func put(_ x: Int, _ at: Int, _ width: Int) {
+            var x = x
+            for i in stride(from: at + width - 1, through: at, by: -1) {
+                out[i] = UInt8(ascii: "0") + UInt8(x % 10)
+                x /= 10
+            }
+        }
+        put(date.year, 0, 4)
+        out[4] = UInt8(ascii: "-")
+        put(date.month, 5, 2)
+        out[7] = UInt8(ascii: "-")
+        put(date.day, 8, 2)
+        out[10] = UInt8(ascii: "T")
+        put(s / 3600, 11, 2)
+        out[13] = UInt8(ascii: ":")
+        put(s / 60 % 60, 14, 2)
+        out[16] = UInt8(ascii: ":")
+        put(s % 60, 17, 2)
+        out[19] = UInt8(ascii: "Z")
+        return true
     }
 
     /// The UUIDv5 name of a signal: `sentio:signal:SYMBOL:ISO-TIMESTAMP`.
