@@ -73,7 +73,10 @@ public enum SignalText {
 
     /// The sentence of ``reasoning(for:config:)``, written with `t`.
     static func writeReasoning(for signal: Signal, config: SignalModelConfig, to t: inout TextCursor) {
-        func bars(_ t: inout TextCursor) {
+        /// "T% over the next N bars" (the forecast every directional sentence states).
+        func forecast(_ t: inout TextCursor) {
+            t.fixed(signal.targetReturn, 2)
+            t.append("% over the next ")
             if config.horizon == 1 {
                 t.append("1 bar")
             } else {
@@ -106,9 +109,7 @@ public enum SignalText {
             t.append("% profit target and ")
             t.fixed(abs(signal.stopLoss), 2)
             t.append("% stop loss. The model forecasts ")
-            t.fixed(signal.targetReturn, 2)
-            t.append("% over the next ")
-            bars(&t)
+            forecast(&t)
             t.append(" (score ")
             t.fixed(signal.aiSignal, 2)
             t.append(", confidence ")
@@ -118,9 +119,7 @@ public enum SignalText {
             t.append(").")
         case .negativeScore:
             t.append("Exit or avoid long positions: the model forecasts ")
-            t.fixed(signal.targetReturn, 2)
-            t.append("% over the next ")
-            bars(&t)
+            forecast(&t)
             t.append(" (score ")
             t.fixed(signal.aiSignal, 2)
             t.append(" at or below -")
@@ -134,17 +133,13 @@ public enum SignalText {
             t.append(" is at or above the overbought level ")
             t.fixed(config.rsiOverbought, 1)
             t.append("; the model forecasts ")
-            t.fixed(signal.targetReturn, 2)
-            t.append("% over the next ")
-            bars(&t)
+            forecast(&t)
             t.append(" (score ")
             t.fixed(signal.aiSignal, 2)
             t.append(").")
         case .oversoldBlocksSell:
             t.append("The model forecasts ")
-            t.fixed(signal.targetReturn, 2)
-            t.append("% over the next ")
-            bars(&t)
+            forecast(&t)
             t.append(" (score ")
             t.fixed(signal.aiSignal, 2)
             t.append("), but RSI ")
@@ -154,9 +149,7 @@ public enum SignalText {
             t.append(", so no sell is issued.")
         case .lowConfidence:
             t.append("The model forecasts ")
-            t.fixed(signal.targetReturn, 2)
-            t.append("% over the next ")
-            bars(&t)
+            forecast(&t)
             t.append(" (score ")
             t.fixed(signal.aiSignal, 2)
             t.append("), but confidence ")
@@ -166,9 +159,7 @@ public enum SignalText {
             t.append(" minimum for entry.")
         case .weakScore:
             t.append("The model forecasts ")
-            t.fixed(signal.targetReturn, 2)
-            t.append("% over the next ")
-            bars(&t)
+            forecast(&t)
             t.append("; score ")
             t.fixed(signal.aiSignal, 2)
             t.append(" is inside the -")
