@@ -63,11 +63,12 @@ public func rollingRegression(
         status[t] = outcome
         guard outcome != .warmingUp else { continue }
         // Copy the state's outputs (read straight from its storage: no accessor checks per value).
-        state.storage.withUnsafeBufferPointer { s in
+        state.storage.withUnsafeBufferPointer { buffer in
+            let s = buffer.baseAddress!
             for j in 0..<p {
                 coefficients[j][t] = s[L.coefficients + j]
-                standardErrors[j][t] = s[L.standardErrors + j]
-                tStatistics[j][t] = s[L.tStatistics + j]
+                guard outcome == .estimated else { continue }  // NaN (the columns' initial value)
+                (standardErrors[j][t], tStatistics[j][t]) = RollingRegression.standardErrorAndTStatistic(s, L, j)
             }
             rSquared[t] = s[L.rSquared]
             residualSD[t] = s[L.residualSD]

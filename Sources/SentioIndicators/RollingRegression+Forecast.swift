@@ -16,21 +16,23 @@ extension RollingRegression {
     public func forecast(regressors x: UnsafeBufferPointer<Double>) -> (value: Double, standardError: Double) {
         precondition(x.count == regressorCount, "expected \(regressorCount) regressors, got \(x.count)")
         guard status == .estimated else { return (.nan, .nan) }
-        let L = layout
-        let k = L.k
         return storage.withUnsafeBufferPointer { buffer in
-            let s = buffer.baseAddress!
-            var value = s[L.coefficients]
-            var quadratic = 0.0
-            for i in 0..<k {
-                value += s[L.coefficients + 1 + i] * x[i]
-                // (L⁻¹ (x − m))ᵢ; L⁻¹ is lower triangular, column-major k×k at `inverse`.
-                var v = 0.0
-                for l in 0...i { v += s[L.inverse + i + l * k] * (x[l] - s[L.mean + l]) }
-                quadratic += v * v
+            Self.withConstantRegressorCount(layout) { L in
+                let s = buffer.baseAddress!
+                let k = L.k
+                var value = s[L.coefficients]
+                var quadratic = 0.0
+                for i in 0..<k {
+                    value += s[L.coefficients + 1 + i] * x[i]
+                    // (L⁻¹ (x − m))ᵢ; L⁻¹ is lower triangular, row-major k×k at `inverse` (row i contiguous).
+                    let inverseRow = s + (L.inverse &+ i &* k), mean = s + L.mean
+                    var v = 0.0
+                    for l in 0..<(i &+ 1) { v += inverseRow[l] * (x[l] - mean[l]) }
+                    quadratic += v * v
+                }
+                let standardError = s[L.residualSD] * (1 / Double(L.window) + quadratic).squareRoot()
+                return (value, standardError)
             }
-            let standardError = s[L.residualSD] * (1 / Double(L.window) + quadratic).squareRoot()
-            return (value, standardError)
         }
     }
 

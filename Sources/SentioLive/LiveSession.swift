@@ -531,9 +531,10 @@ extension LiveStrategy {
 /// stores).
 public struct LiveSnapshot: Sendable, Codable {
     /// The format version this build writes and reads (2: the history may be left out, `historyBase`; 3: the
-    /// confidence calibrator's state has its overall and direction levels). A journal whose newest snapshot has
+    /// confidence calibrator's state has its overall and direction levels; 4: the rolling regression's state keeps
+    /// the residual variance and no longer the coefficients' standard errors). A journal whose newest snapshot has
     /// another version is replayed from its inputs instead.
-    public static let currentVersion = 3
+    public static let currentVersion = 4
 
     /// The format version of encoded snapshot bytes (`nil` when they are not a snapshot's JSON): lets a reader
     /// tell an older format from a damaged snapshot.

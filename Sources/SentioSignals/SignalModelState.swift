@@ -103,8 +103,20 @@ public struct SignalModelState: Sendable, Codable {
         return try advance(bar)
     }
 
+    /// Feeds the next bar and writes its signal into `signal` — the per-bar path of the live engine, which keeps
+    /// each symbol's latest signal in place instead of copying the value (about 170 bytes) through every caller.
+    ///
+    /// - Throws: as ``update(_:)``; `signal` is then left unchanged.
+    public mutating func update(_ bar: Bar, into signal: inout Signal) throws(SignalInputError) {
+        try check(bar)
+        try advance(bar, into: &signal)
+    }
+
+    /// Validates `bar` against the state. `mutating` although it changes nothing: called from the mutating
+    /// `update`, a non-mutating method made the optimizer copy the whole state (680 bytes, `memcpy` per bar,
+    /// callgrind) to pass `self`; an `inout` pass borrows it in place.
     @inline(__always)
-    func check(_ bar: Bar) throws(SignalInputError) {
+    mutating func check(_ bar: Bar) throws(SignalInputError) {
         if bar.timestamp <= previousTimestamp {
             throw .nonIncreasingTimestamp(symbol: symbol, barIndex: barIndex, previous: previousTimestamp, timestamp: bar.timestamp)
         }
@@ -123,6 +135,18 @@ public struct SignalModelState: Sendable, Codable {
     /// overflows is recorded, the bar is consumed in full (so the state stays consistent), then reported.
     @usableFromInline
     mutating func advance(_ bar: Bar) throws(SignalInputError) -> Signal {
+        var signal = Signal(
+            symbol: symbol, timestamp: bar.timestamp, barIndex: barIndex, price: 0, change: 0, changePercent: 0,
+            signalType: .hold, confidence: 0, targetReturn: 0, stopLoss: 0, profitTarget: 0, aiSignal: 0, rsi: .nan,
+            volumeRatio: .nan, forecastLogReturn: 0, forecastStandardError: .nan, adjustedRSquared: .nan,
+            averageTrueRange: .nan, reason: .warmUp, barsUntilReady: 0)
+        try advance(bar, into: &signal)
+        return signal
+    }
+
+    /// ``advance(_:)`` writing into `signal` (every field is set; `signal` is unchanged when it throws).
+    @usableFromInline
+    mutating func advance(_ bar: Bar, into signal: inout Signal) throws(SignalInputError) {
         let t = barIndex
         let close = bar.close
         var overflow: String?
@@ -173,9 +197,12 @@ public struct SignalModelState: Sendable, Codable {
                 let pastRow = UnsafeBufferPointer(start: rows.baseAddress! + ((t - h) % slots) * k, count: k)
                 status = regression.update(y: target, regressors: pastRow)
             }
-            if status == .estimated {
-                let row = UnsafeBufferPointer(start: rows.baseAddress! + (t % slots) * k, count: k)
-                forecast = regression.forecast(regressors: row)
+        }
+        if status == .estimated {
+            // Outside the mutable pass over `featureRows`: reading `regression` in there copied the whole regression
+            // state per bar (callgrind).
+            forecast = featureRows.withUnsafeBufferPointer { rows in
+                regression.forecast(regressors: UnsafeBufferPointer(start: rows.baseAddress! + (t % slots) * k, count: k))
             }
         }
 
@@ -193,7 +220,7 @@ public struct SignalModelState: Sendable, Codable {
             throw .unrepresentable(symbol: symbol, barIndex: t, timestamp: bar.timestamp, detail: overflow)
         }
 
-        var signal = Signal(
+        signal = Signal(
             symbol: symbol, timestamp: bar.timestamp, barIndex: t, price: close, change: change,
             changePercent: changePercent, signalType: .hold, confidence: 0, targetReturn: 0, stopLoss: stopLoss,
             profitTarget: close, aiSignal: 0, rsi: rsiValue, volumeRatio: ratio, forecastLogReturn: 0,
@@ -201,17 +228,17 @@ public struct SignalModelState: Sendable, Codable {
             reason: .warmUp, barsUntilReady: Swift.max(0, firstSignalIndex - t))
         switch status {
         case .warmingUp:
-            return signal
+            return
         case .singular, .nonFiniteInput, .unrepresentable:
             signal.reason = .degenerateFit
-            return signal
+            return
         case .estimated:
             break
         }
         let standardError = forecast.standardError * overlapFactor
         guard standardError > 0, standardError.isFinite, forecast.value.isFinite else {
             signal.reason = .degenerateFit
-            return signal
+            return
         }
         let score = forecast.value / standardError
         let adjustedRSquared = 1 - (1 - regression.rSquared) * adjustedRSquaredFactor
@@ -239,7 +266,6 @@ public struct SignalModelState: Sendable, Codable {
         if signal.signalType != .hold {
             pendingSignals[t % slots] = 1 + direction * config.calibrationBins + calibrator.bin(directionalScore: directionalScore)
         }
-        return signal
     }
 
     /// The signal-type rules, in order: overbought RSI → SELL; score ≤ −sell threshold → SELL unless RSI is

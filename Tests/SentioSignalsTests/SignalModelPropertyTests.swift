@@ -164,3 +164,55 @@ struct SignalModelPropertyTests {
         #expect(SignalModelState.rule(score: -0.99, fitStrength: 0.9, rsi: 50, config: c) == (.hold, .weakScore))
     }
 }
+
+/// The live engine's in-place update (`update(_:into:)`, one `Signal` reused for every bar) gives exactly the
+/// signals and errors of `update(_:)`, including bars whose quantities overflow (the signal is then unchanged).
+@Suite("In-place signal updates")
+struct InPlaceSignalUpdateTests {
+    @Test func inPlaceUpdateEqualsReturningUpdate() throws {
+        var rng = SplitMix64(seed: 2024)
+        var errors = 0
+        for trial in 0..<24 {
+            var series = randomSeries(symbol: "P\(trial)", bars: 420, seed: 500 + UInt64(trial))
+            // Spikes: volumes up to 1e308 (window sums overflow: errors) and price jumps.
+            for _ in 0..<6 {
+                let i = Int.random(in: 0..<series.count, using: &rng)
+                series.volume[i] = [1e6, 1e150, 1e300, 1e308][Int.random(in: 0..<4, using: &rng)]
+            }
+            if trial % 3 == 1 {  // two 1e308 volumes in one window: the volume ratio's sum overflows
+                let i = Int.random(in: 150..<400, using: &rng)
+                series.volume[i] = 1e308
+                series.volume[i + 1] = 1e308
+            }
+            let config = trial.isMultiple(of: 2) ? SignalModelConfig() : SignalModelPropertyTests.smallConfig
+            var returning = SignalModelState(symbol: series.symbol, config: config)
+            var inPlace = SignalModelState(symbol: series.symbol, config: config)
+            var reused: Signal?
+            for i in 0..<series.count {
+                let bar = series[bar: i]
+                let expected = Result { () throws(SignalInputError) -> Signal in try returning.update(bar) }
+                guard var signal = reused else {
+                    let first = Result { () throws(SignalInputError) -> Signal in try inPlace.update(bar) }
+                    #expect(first == expected)
+                    reused = try? first.get()
+                    continue
+                }
+                let before = signal
+                let outcome = Result { () throws(SignalInputError) in try inPlace.update(bar, into: &signal) }
+                switch (expected, outcome) {
+                case let (.success(value), .success):
+                    #expect(signal == value, "\(series.symbol) bar \(i)")
+                case let (.failure(a), .failure(b)):
+                    #expect(a == b)
+                    #expect(signal == before, "a failed update leaves the signal unchanged")
+                    errors += 1
+                default:
+                    Issue.record("\(series.symbol) bar \(i): \(expected) vs \(outcome)")
+                }
+                reused = signal
+            }
+            #expect(returning.barsSeen == inPlace.barsSeen)
+        }
+        #expect(errors > 0, "the overflow path was exercised")
+    }
+}
