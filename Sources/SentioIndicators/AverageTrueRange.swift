@@ -58,15 +58,7 @@ public struct AverageTrueRange: Sendable, Codable {
         if !range.isFinite && high.isFinite && low.isFinite && previous.isFinite {
             throw overflow(index, index, "true range")
         }
-        if index > period {
-            var next = average
-            next *= periodValue - 1
-            next += range
-            next /= periodValue
-            if !next.isFinite { next = overflowFreeStep(range) }
-            average = next
-            return average
-        }
+        if index > period { return smooth(range) }
         // Running sum of the seed TRs (TA-Lib's order), with Neumaier's compensation term on the side.
         let t = average + range
         seedCompensation += abs(average) >= abs(range) ? (average - t) + range : (range - t) + average
@@ -75,6 +67,19 @@ public struct AverageTrueRange: Sendable, Codable {
         if period > Self.plainSeedLimit { average += seedCompensation }
         guard average.isFinite || !range.isFinite else { throw overflow(index, 1, "sum of the seed's true ranges") }
         average /= periodValue
+        return average
+    }
+
+    /// One Wilder smoothing step after the seed, shared by ``update(high:low:close:)`` and the batch kernels:
+    /// `atr *= n−1; atr += TR; atr /= n` (TA-Lib's order), or the overflow-free form when that overflows.
+    @inlinable @inline(__always)
+    mutating func smooth(_ range: Double) -> Double {
+        var next = average
+        next *= periodValue - 1
+        next += range
+        next /= periodValue
+        if !next.isFinite { next = overflowFreeStep(range) }
+        average = next
         return average
     }
 

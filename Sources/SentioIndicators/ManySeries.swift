@@ -73,6 +73,36 @@ func rsiLanes<V: SIMD>(
     // Bars every series of the group has: all lanes together.
     if common > seedEnd {
         withLanePointers(closes, &values, group) { inputs, outputs in
+            if lanes == 4 {
+                // Four independent scalar chains, each the single-series `smooth` step itself: the out-of-order
+                // core overlaps the four latency chains (multiply, add, multiply per bar) without lane shuffles.
+                let scale = RelativeStrengthIndex.inputScale
+                var s0 = states[0], s1 = states[1], s2 = states[2], s3 = states[3]
+                let a = inputs[0], b = inputs[1], c = inputs[2], d = inputs[3]
+                let p = outputs[0], q = outputs[1], r = outputs[2], t = outputs[3]
+                var pa = a[seedEnd - 1] * scale, pb = b[seedEnd - 1] * scale
+                var pc = c[seedEnd - 1] * scale, pd = d[seedEnd - 1] * scale
+                for i in seedEnd..<common {
+                    let xa = a[i] * scale, xb = b[i] * scale, xc = c[i] * scale, xd = d[i] * scale
+                    p[i] = s0.smooth(xa - pa)
+                    q[i] = s1.smooth(xb - pb)
+                    r[i] = s2.smooth(xc - pc)
+                    t[i] = s3.smooth(xd - pd)
+                    pa = xa
+                    pb = xb
+                    pc = xc
+                    pd = xd
+                }
+                states[0] = s0
+                states[1] = s1
+                states[2] = s2
+                states[3] = s3
+                for (k, previous) in [pa, pb, pc, pd].enumerated() {
+                    states[k].previousClose = previous
+                    states[k].barIndex = common
+                }
+                return
+            }
             var previous = V(repeating: 0), gain = V(repeating: 0), loss = V(repeating: 0)
             for k in 0..<lanes {
                 previous[k] = inputs[k][seedEnd - 1] * RelativeStrengthIndex.inputScale
@@ -228,7 +258,44 @@ func atrLanes<V: SIMD>(
         for i in 0..<min(seedEnd, closes[group.first + k].count) { step(k, i) }
     }
     var next = seedEnd  // first bar not yet taken by all lanes
-    if common > seedEnd && !failed.contains(true) {
+    if lanes == 4 && common > seedEnd && !failed.contains(true) {
+        // Four independent scalar chains, each the single-series `smooth` step itself (see `rsiLanes`); a bar where
+        // any lane's true range is not finite, and the rest, go to the single-series update below.
+        withLanePointers(highs, &values, group) { h, y in
+            withLanePointers(lows, group) { l in
+                withLanePointers(closes, group) { c in
+                    var a0 = states[0], a1 = states[1], a2 = states[2], a3 = states[3]
+                    var p0 = a0.previousClose, p1 = a1.previousClose, p2 = a2.previousClose, p3 = a3.previousClose
+                    let h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3]
+                    let c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], y0 = y[0], y1 = y[1], y2 = y[2], y3 = y[3]
+                    var i = seedEnd
+                    while i < common {
+                        let r0 = trueRange(high: h0[i], low: l0[i], previousClose: p0)
+                        let r1 = trueRange(high: h1[i], low: l1[i], previousClose: p1)
+                        let r2 = trueRange(high: h2[i], low: l2[i], previousClose: p2)
+                        let r3 = trueRange(high: h3[i], low: l3[i], previousClose: p3)
+                        guard r0.isFinite && r1.isFinite && r2.isFinite && r3.isFinite else { break }
+                        y0[i] = a0.smooth(r0)
+                        y1[i] = a1.smooth(r1)
+                        y2[i] = a2.smooth(r2)
+                        y3[i] = a3.smooth(r3)
+                        p0 = c0[i]
+                        p1 = c1[i]
+                        p2 = c2[i]
+                        p3 = c3[i]
+                        i += 1
+                    }
+                    next = i
+                    a0.previousClose = p0
+                    a1.previousClose = p1
+                    a2.previousClose = p2
+                    a3.previousClose = p3
+                    states = [a0, a1, a2, a3]
+                    for k in 0..<4 { states[k].barIndex = i }
+                }
+            }
+        }
+    } else if common > seedEnd && !failed.contains(true) {
         let periodValue = Double(period)
         var resume = common
         withLanePointers(highs, &values, group) { h, outputs in
