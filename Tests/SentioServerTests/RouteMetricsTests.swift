@@ -60,7 +60,7 @@ struct RouteMetricsTests {
 
     /// The samples of a Prometheus text exposition: (name, labels, value).
     static func samples(_ text: String) -> [(name: String, labels: [String: String], value: Double)] {
-        text.split(separator: "\n").compactMap { line -> (String, [String: String], Double)? in
+        text.split(separator: "\n").compactMap { line -> (name: String, labels: [String: String], value: Double)? in
             guard !line.hasPrefix("#"), let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...])
             else { return nil }
             let series = line[..<space]
