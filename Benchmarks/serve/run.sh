@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # Benchmarks of `sentio serve` (numbers for the closing note; not tests). Needs: wrk (Debian), a release build of
 # sentio and sentio-dev (swift build -c release --product sentio; ... --product sentio-dev). Bounded in time:
-# two wrk runs of DURATION, then at most ROUNDS × 10 s of WebSocket rounds (each a few ms normally).
+# two wrk runs of DURATION, a concurrency sweep of 2 × (levels in SWEEP) runs of SWEEP_DURATION (40 s by default),
+# then at most ROUNDS × 10 s of WebSocket rounds (each a few ms normally).
 #  1. wrk, keep-alive, rate limit off: GET /api/v1/signals beside a minimal Hummingbird route returning a constant
-#     body (the ceiling: `sentio-dev ceiling`, same build, same run): requests/s, p99, ratio.
+#     body (the ceiling: `sentio-dev ceiling`, same build, same run): requests/s, p99, ratio. Then the sweep:
+#     `wrk -t1 -cN` for each N in SWEEP, ceiling and signals back to back at each level (one wrk thread leaves the
+#     2-core machine's other core to the server), one table row per level: requests/s and p99 of both, ratio.
 #  2. `sentio-dev ws-load`: CLIENTS WebSocket clients; per round one new step POSTed; time from just before the
 #     POST to the last client's signal_update (p50/p99 over rounds); server RSS before and with the clients.
 # Usage: Benchmarks/serve/run.sh [RELEASE_BUILD_DIR]   (default .build/release;
-#        env: DURATION=10s CONNECTIONS=64 THREADS=2 CLIENTS=1000 ROUNDS=50)
+#        env: DURATION=10s CONNECTIONS=64 THREADS=2 SWEEP="8 16 32 64" SWEEP_THREADS=1 SWEEP_DURATION=5s
+#             CLIENTS=1000 ROUNDS=50; ROUNDS=0 skips the WebSocket part)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN="${1:-.build/release}"
 SENTIO="$BIN/sentio"; SENTIO_DEV="$BIN/sentio-dev"
 DURATION="${DURATION:-10s}"; CONNECTIONS="${CONNECTIONS:-64}"; THREADS="${THREADS:-2}"
+SWEEP="${SWEEP:-8 16 32 64}"; SWEEP_THREADS="${SWEEP_THREADS:-1}"; SWEEP_DURATION="${SWEEP_DURATION:-5s}"
 CLIENTS="${CLIENTS:-1000}"; ROUNDS="${ROUNDS:-50}"
 WORK="$(mktemp -d)"
 PID=""; CPID=""
@@ -50,6 +55,27 @@ c=$(awk '/Requests\/sec/ {print $2}' "$WORK/ceiling.txt"); s=$(awk '/Requests\/s
 cp99=$(awk '$1 == "99%" {print $2}' "$WORK/ceiling.txt"); sp99=$(awk '$1 == "99%" {print $2}' "$WORK/signals.txt")
 echo "== ceiling $c req/s (p99 $cp99); signals $s req/s (p99 $sp99); signals / ceiling = $(python3 -c "print(round($s/$c, 3))")"
 # Only the server's own responses count: the 2xx in the wrk run (non-2xx would be listed by wrk).
-grep -q "Non-2xx" "$WORK/signals.txt" && echo "!! non-2xx responses in the signals run"
+if grep -q "Non-2xx" "$WORK/signals.txt"; then echo "!! non-2xx responses in the signals run"; fi
+# The concurrency sweep: at each level the ceiling, then signals, same settings; p99 beside p99.
+echo "== sweep: wrk -t$SWEEP_THREADS -cN -d$SWEEP_DURATION --latency, N in $SWEEP (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "| connections | ceiling req/s | ceiling p99 | signals req/s | signals p99 | signals / ceiling | signals p99 < 5 ms |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+for n in $SWEEP; do
+  wrk -t"$SWEEP_THREADS" -c"$n" -d"$SWEEP_DURATION" --latency "$CEILING/constant" > "$WORK/c$n.txt"
+  wrk -t"$SWEEP_THREADS" -c"$n" -d"$SWEEP_DURATION" --latency "$URL/api/v1/signals" > "$WORK/s$n.txt"
+  if grep -q "Non-2xx" "$WORK/s$n.txt"; then echo "!! non-2xx responses in the signals run at $n connections"; fi
+  python3 - "$n" "$WORK/c$n.txt" "$WORK/s$n.txt" <<'PY'
+import re, sys
+def read(path):
+    text = open(path).read()
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+    value, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M).groups()
+    return rps, float(value) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
+(c, cp), (s, sp) = read(sys.argv[2]), read(sys.argv[3])
+print(f"| {sys.argv[1]} | {c:,.0f} | {cp:.2f} ms | {s:,.0f} | {sp:.2f} ms | {s / c:.2f} | {'yes' if sp < 5 else 'no'} |")
+PY
+done
+# ROUNDS=0: the HTTP part only.
+[ "$ROUNDS" -gt 0 ] || exit 0
 timeout $((ROUNDS * 10 + 120)) "$SENTIO_DEV" ws-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --steps "$ROUNDS"
 echo "== server RSS at the end: $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"

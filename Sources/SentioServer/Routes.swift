@@ -34,25 +34,78 @@ public struct HealthBody: Codable, Sendable, Equatable {
     public var status: String
 }
 
-/// The routes with their methods (for 405 and for the metrics' route label); `*` is one path segment.
-let knownRoutes: [(pattern: [String], methods: [HTTPRequest.Method])] = [
-    ([""], [.get]), (["healthz"], [.get]), (["metrics"], [.get]), (["openapi.json"], [.get]),
-    (["static", "app.js"], [.get]), (["static", "app.css"], [.get]),
-    (["api", "v1", "signals"], [.get]), (["api", "v1", "symbols", "*"], [.get]), (["api", "v1", "portfolio"], [.get]),
-    (["api", "v1", "trades"], [.get]), (["api", "v1", "trades.csv"], [.get]), (["api", "v1", "bars"], [.post]),
-    (["ws", "signals"], [.get]), (["api", "dashboard"], [.get]), (["api", "funds"], [.get]),
-    (["api", "funds", "*"], [.get]), (["api", "funds", "*", "documents"], [.get]), (["api", "crypto"], [.get]),
+/// One route of the API: its path pattern (`*` is one path segment), its methods (for 405 and `Allow`) and its
+/// metrics label (`/api/v1/symbols/{id}` style), all computed once.
+struct KnownRoute: Sendable {
+    /// The pattern's segments as UTF-8 (`*` matches any one segment).
+    let segments: [[UInt8]]
+    let methods: [HTTPRequest.Method]
+    let label: String
+    /// The `Allow` header of a 405.
+    let allow: String
+
+    init(_ pattern: [String], _ methods: [HTTPRequest.Method]) {
+        segments = pattern.map { Array($0.utf8) }
+        self.methods = methods
+        label = "/" + pattern.map { $0 == "*" ? "{id}" : $0 }.joined(separator: "/")
+        allow = methods.map(\.rawValue).joined(separator: ", ")
+    }
+
+    func allows(_ method: HTTPRequest.Method) -> Bool {
+        methods.contains(method) || (method == .head && methods.contains(.get))
+    }
+}
+
+/// The routes with their methods (for 405 and for the metrics' route label).
+let knownRoutes: [KnownRoute] = [
+    KnownRoute([""], [.get]), KnownRoute(["healthz"], [.get]), KnownRoute(["metrics"], [.get]),
+    KnownRoute(["openapi.json"], [.get]), KnownRoute(["static", "app.js"], [.get]), KnownRoute(["static", "app.css"], [.get]),
+    KnownRoute(["api", "v1", "signals"], [.get]), KnownRoute(["api", "v1", "symbols", "*"], [.get]),
+    KnownRoute(["api", "v1", "portfolio"], [.get]), KnownRoute(["api", "v1", "trades"], [.get]),
+    KnownRoute(["api", "v1", "trades.csv"], [.get]), KnownRoute(["api", "v1", "bars"], [.post]),
+    KnownRoute(["ws", "signals"], [.get]), KnownRoute(["api", "dashboard"], [.get]), KnownRoute(["api", "funds"], [.get]),
+    KnownRoute(["api", "funds", "*"], [.get]), KnownRoute(["api", "funds", "*", "documents"], [.get]),
+    KnownRoute(["api", "crypto"], [.get]),
 ]
 
-/// The route a path matches (`/api/v1/symbols/{symbol}` style), or `nil`.
-func matchRoute(_ path: String) -> (label: String, methods: [HTTPRequest.Method])? {
-    var segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-    if segments.isEmpty { segments = [""] }
-    for route in knownRoutes where route.pattern.count == segments.count {
-        if zip(route.pattern, segments).allSatisfy({ $0 == "*" || $0 == $1 }) {
-            let label = "/" + route.pattern.map { $0 == "*" ? "{id}" : $0 }.joined(separator: "/")
-            return (label, route.methods)
+/// The index in `knownRoutes` of the route a path matches, or `nil`.
+///
+/// The path's segments are the parts between `/` after the first `/` (an empty path, or one without `/`, is the
+/// one empty segment of `/`); a route matches when it has as many segments and each equals the pattern's or the
+/// pattern's is `*`. Runs on every request: no allocation (the path's UTF-8 is read in place).
+func matchRoute(_ path: String) -> Int? {
+    if let hit = path.utf8.withContiguousStorageIfAvailable({ matchRoute(utf8: $0) }) { return hit }
+    return Array(path.utf8).withUnsafeBufferPointer { matchRoute(utf8: $0) }
+}
+
+private func matchRoute(utf8 path: UnsafeBufferPointer<UInt8>) -> Int? {
+    let slash = UInt8(ascii: "/")
+    // The first segment (up to the first "/") is not part of the route.
+    guard let first = path.firstIndex(of: slash) else {
+        return knownRoutes.firstIndex { $0.segments.count == 1 && ($0.segments[0] == [UInt8(ascii: "*")] || $0.segments[0].isEmpty) }
+    }
+    routes: for index in knownRoutes.indices {
+        let route = knownRoutes[index]
+        var start = first + 1
+        for j in route.segments.indices {
+            let pattern = route.segments[j]
+            // The segment path[start..<end]: up to the next "/" or the end.
+            var end = start
+            while end < path.count, path[end] != slash { end += 1 }
+            if !(pattern.count == 1 && pattern[0] == UInt8(ascii: "*")) {
+                guard end - start == pattern.count else { continue routes }
+                for k in 0..<pattern.count where path[start + k] != pattern[k] { continue routes }
+            }
+            if j == route.segments.count - 1 {
+                // The last pattern segment must end the path.
+                guard end == path.count else { continue routes }
+            } else {
+                // More pattern segments: the path must go on after a "/".
+                guard end < path.count else { continue routes }
+                start = end + 1
+            }
         }
+        return index
     }
     return nil
 }
@@ -72,22 +125,35 @@ func errorResponse(_ status: HTTPResponse.Status, _ message: String, headers: HT
 struct EdgeMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let metrics: ServerMetrics
-    let corsOrigin: String
     let logger: Logger
+    /// The CORS headers of every response (`Vary: Origin` when the origin is not `*`), built once; only this
+    /// middleware sets them.
+    let cors: HTTPFields
+
+    init(metrics: ServerMetrics, corsOrigin: String, logger: Logger) {
+        self.metrics = metrics
+        self.logger = logger
+        var cors: HTTPFields = [.accessControlAllowOrigin: corsOrigin, .accessControlExposeHeaders: "ETag, Retry-After"]
+        if corsOrigin != "*" { cors[.vary] = "Origin" }
+        self.cors = cors
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        let route = matchRoute(request.uri.path)
+        let routeIndex = matchRoute(request.uri.path)
+        let route = routeIndex.map { knownRoutes[$0] }
+        // nil: no known route (the router answers 404, or 204 to OPTIONS).
+        let allowed = route?.allows(request.method)
         var response: Response
-        if request.method == .options {
+        if allowed != true, request.method == .options {
             response = Response(status: .noContent, headers: [
                 .accessControlAllowMethods: "GET, POST, OPTIONS",
                 .accessControlAllowHeaders: "Authorization, Content-Type, If-None-Match",
                 .accessControlMaxAge: "600",
             ])
-        } else if let route, !route.methods.contains(request.method), !(request.method == .head && route.methods.contains(.get)) {
+        } else if allowed == false, let route {
             response = errorResponse(.methodNotAllowed, "method \(request.method) is not allowed on \(route.label)",
-                headers: [.allow: route.methods.map(\.rawValue).joined(separator: ", ")])
+                headers: [.allow: route.allow])
         } else {
             do {
                 response = try await next(request, context)
@@ -106,10 +172,8 @@ struct EdgeMiddleware: RouterMiddleware {
                 response = errorResponse(.internalServerError, "internal error")
             }
         }
-        response.headers[.accessControlAllowOrigin] = corsOrigin
-        response.headers[.accessControlExposeHeaders] = "ETag, Retry-After"
-        if corsOrigin != "*" { response.headers[.vary] = "Origin" }
-        metrics.request(route: route?.label ?? "other", status: Int(response.status.code), duration: ContinuousClock.now - start)
+        response.headers.append(contentsOf: cors)
+        metrics.request(route: routeIndex, status: Int(response.status.code), duration: ContinuousClock.now - start)
         return response
     }
 }
@@ -138,6 +202,8 @@ extension SentioHTTPServer {
         // Signals app: public, read-only, rate-limited.
         let api = router.group("api/v1")
         @Sendable func limited(_ request: Request, _ context: ServerContext) throws {
+            // Off (0): nothing to look up (not even the client's address).
+            guard limiter.perMinute > 0 else { return }
             let client = context.remoteAddress?.ipAddress ?? "unknown"
             if let wait = limiter.check(client) {
                 throw ServerError(status: .tooManyRequests,
@@ -147,6 +213,8 @@ extension SentioHTTPServer {
         }
         api.get("signals") { request, context in
             try limited(request, context)
+            // The cached body without another async call (the common case: the app polls between updates).
+            if let hit = engine.cachedBody("signals") { return Self.conditional(request, hit) }
             return Self.conditional(request, try await Self.contract(engine, "signals") { try APIJSON.encode(try $0.signals()) })
         }
         api.get("symbols/{symbol}") { request, context in
@@ -328,8 +396,7 @@ extension SentioHTTPServer {
                 return Response(status: .notModified, headers: [.eTag: body.etag])
             }
         }
-        return Response(status: .ok, headers: [.contentType: body.contentType, .eTag: body.etag, .cacheControl: "no-cache"],
-                        body: .init(byteBuffer: body.bytes))
+        return Response(status: .ok, headers: body.headers, body: .init(byteBuffer: body.bytes))
     }
 
     static func bearer(_ request: Request) -> String? {

@@ -44,11 +44,14 @@ struct ServerError: Error {
     var headers: HTTPFields = [:]
 }
 
-/// One encoded GET body with its ETag.
+/// One encoded GET body with its ETag, and the headers of its 200 response, built once: every response shares the
+/// one `ByteBuffer` (a reference to the same storage, never a copy of the bytes).
 struct CachedBody: Sendable {
     let bytes: ByteBuffer
     let etag: String
     let contentType: String
+    /// `Content-Type`, `ETag`, `Cache-Control: no-cache`.
+    let headers: HTTPFields
 
     init(_ text: String, contentType: String = "application/json; charset=utf-8") {
         bytes = ByteBuffer(string: text)
@@ -57,6 +60,7 @@ struct CachedBody: Sendable {
         for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
         etag = "\"" + String(h, radix: 16) + "-" + String(text.utf8.count, radix: 16) + "\""
         self.contentType = contentType
+        headers = [.contentType: contentType, .eTag: etag, .cacheControl: "no-cache"]
     }
 }
 
@@ -129,17 +133,53 @@ final class ServerMetrics: Sendable {
         webSocketClients = registry.makeGauge(name: "sentio_websocket_clients", help: "Connected WebSocket clients")
         commit = registry.makeDurationHistogram(
             name: "sentio_journal_commit_seconds", buckets: Self.buckets, help: "Time to make an ingestion batch durable")
+        let registry = self.registry
+        routes = (knownRoutes.map(\.label) + ["other"]).map { RouteMetrics(label: $0, registry: registry) }
     }
 
-    func request(route: String, status: Int, duration: Duration) {
-        registry.makeCounter(
-            name: "sentio_http_requests_total", labels: [("route", route), ("status", String(status))],
-            help: "HTTP requests by route and status"
-        ).increment()
-        registry.makeDurationHistogram(
-            name: "sentio_http_request_duration_seconds", labels: [("route", route)], buckets: Self.buckets,
-            help: "HTTP request latency by route"
-        ).record(duration)
+    /// The request metrics of each route of `knownRoutes` (same index), then of every other path (`other`).
+    let routes: [RouteMetrics]
+
+    /// Counts one request of the route at `route` in `knownRoutes` (`nil`: label `other`) with its status, and
+    /// records its latency.
+    func request(route: Int?, status: Int, duration: Duration) {
+        routes[route ?? routes.count - 1].record(status: status, duration: duration)
+    }
+}
+
+/// One route's request metrics: `sentio_http_requests_total{route, status}` and
+/// `sentio_http_request_duration_seconds{route}`, resolved in the registry once (on the route's first request and on
+/// each status's first), so a request costs one uncontended lock, an integer lookup and the two updates — not the
+/// registry's name and label validation, label-set hashing and registry lock.
+final class RouteMetrics: Sendable {
+    let label: String
+    private let registry: PrometheusCollectorRegistry
+    private struct Resolved {
+        var duration: DurationHistogram?
+        var counters: [Int: Counter] = [:]
+    }
+    private let resolved = NIOLockedValueBox(Resolved())
+
+    init(label: String, registry: PrometheusCollectorRegistry) {
+        self.label = label
+        self.registry = registry
+    }
+
+    func record(status: Int, duration: Duration) {
+        let (histogram, counter) = resolved.withLockedValue { r -> (DurationHistogram, Counter) in
+            let histogram = r.duration ?? registry.makeDurationHistogram(
+                name: "sentio_http_request_duration_seconds", labels: [("route", label)], buckets: ServerMetrics.buckets,
+                help: "HTTP request latency by route")
+            r.duration = histogram
+            if let counter = r.counters[status] { return (histogram, counter) }
+            let counter = registry.makeCounter(
+                name: "sentio_http_requests_total", labels: [("route", label), ("status", String(status))],
+                help: "HTTP requests by route and status")
+            r.counters[status] = counter
+            return (histogram, counter)
+        }
+        counter.increment()
+        histogram.record(duration)
     }
 }
 
@@ -147,14 +187,14 @@ final class ServerMetrics: Sendable {
 public struct ServerContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<ServerContext>
-    public let remoteAddress: SocketAddress?
+    /// The client's address, read from the connection when asked (only the rate limiter asks).
+    public var remoteAddress: SocketAddress? { channel.remoteAddress }
     /// The connection (a WebSocket that cannot take its close frame is closed through it).
     let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
-        remoteAddress = source.channel.remoteAddress
         channel = source.channel
     }
 }
