@@ -50,9 +50,12 @@ struct LiveRunCommand: ParsableCommand {
             in the backtest). At end of input a step still missing bars stays pending: the next run continues it.
             Durability: every accepted bar, order, fill and rejection is committed to the store (SQLite WAL, \
             synchronous=FULL: a committed batch survives a power loss) before its events are written. The bars \
-            of one read chunk are committed together (group commit). After a crash, run the same command again \
-            and re-send the feed from any earlier point: journaled bars are duplicates, and the session continues \
-            exactly where the journal ends.
+            of one read chunk (whatever is waiting, up to 1 MiB) are committed together (group commit). The \
+            commit runs on a second thread while the next chunk is read and ingested (pipelining); a chunk's \
+            events are written once its commit is durable, and before waiting for more input (--no-pipelining: \
+            each chunk is committed before the next is read; the output is the same). After a crash, run the \
+            same command again and re-send the feed from any earlier point: journaled bars are duplicates, and \
+            the session continues exactly where the journal ends.
             Configuration: the first run stores the options with the session; later runs must give the same \
             options (an error lists what differs) or --reset, which starts over with the new options and \
             replays the journaled bars.
@@ -83,6 +86,9 @@ struct LiveRunCommand: ParsableCommand {
 
     @Option(name: .customLong("snapshot-interval"), help: ArgumentHelp("Journal a snapshot of the session every N accepted inputs (bounds the restart time).", valueName: "N"))
     var snapshotInterval: Int = JournaledLiveSession.defaultSnapshotInterval
+
+    @Flag(inversion: .prefixedNo, help: "Standard input: commit a chunk on a second thread while the next one is read and ingested (the same output; events still written only after their commit).")
+    var pipelining = true
 
     func validate() throws {
         if !(stepTimeout >= 0 && stepTimeout.isFinite) { throw ValidationError("--step-timeout must be a number of seconds >= 0, got \(stepTimeout)") }
@@ -119,7 +125,7 @@ struct LiveRunCommand: ParsableCommand {
         sigaddset(&stopSignals, SIGTERM)
         sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
         var output = LiveEventOutput()
-        var loop = LiveInputLoop(live: live, stepTimeout: stepTimeout, output: output)
+        var loop = LiveInputLoop(live: live, stepTimeout: stepTimeout, output: output, pipelined: pipelining)
         if let follow {
             try loop.follow(directory: follow, pollInterval: pollInterval)
         } else {
@@ -138,10 +144,32 @@ struct LiveRunCommand: ParsableCommand {
 struct LiveEventOutput {
     private var bytes: [UInt8] = []
 
-    /// Commits `live` (``JournaledLiveSession/finish()`` when `finishing`) and writes the committed events.
+    /// Commits `live` (``JournaledLiveSession/finish()`` when `finishing`) and writes the committed events (after
+    /// those of a background commit still in flight, which it waits for).
     mutating func commit(_ live: JournaledLiveSession, finishing: Bool = false) throws {
         bytes.removeAll(keepingCapacity: true)
         try live.commit(forceSnapshot: finishing, appendingLinesTo: &bytes)
+        try writeBytes()
+    }
+
+    /// Pipelined group commit (`JournaledLiveSession.commitInBackground`): writes the events of the previous
+    /// background commit (durable now), then starts committing what was ingested since on the journal's writer
+    /// thread; its events are written by the next call of this or of ``publishCommitInFlight(_:)`` or
+    /// ``commit(_:finishing:)``.
+    mutating func commitInBackground(_ live: JournaledLiveSession) throws {
+        bytes.removeAll(keepingCapacity: true)
+        try live.commitInBackground(appendingCommittedLinesTo: &bytes)
+        try writeBytes()
+    }
+
+    /// Waits for the background commit in flight, if any, and writes its events.
+    mutating func publishCommitInFlight(_ live: JournaledLiveSession) throws {
+        bytes.removeAll(keepingCapacity: true)
+        try live.waitForBackgroundCommits(appendingLinesTo: &bytes)
+        try writeBytes()
+    }
+
+    private func writeBytes() throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
@@ -155,24 +183,40 @@ struct LiveEventOutput {
 }
 
 /// The input loops of `sentio live`: group commit per chunk, step timeout, clean stop on a signal.
+///
+/// Pipelined (standard input, unless `--no-pipelining`): a chunk's commit runs on the journal's writer thread
+/// while the next chunk is read and ingested; its events are written when the next commit starts, or before the
+/// loop waits for input (so a feed that pauses sees them as soon as they are durable), or at the final commit.
+/// The events and their order are those of the synchronous loop: only when they are written differs, never before
+/// their commit.
 struct LiveInputLoop {
     let live: JournaledLiveSession
     let stepTimeout: Double
     var output: LiveEventOutput
+    /// Whether the standard-input loop commits in the background (`--follow` always commits synchronously).
+    let pipelined: Bool
+    /// Whether the running loop commits in the background.
+    private var committingInBackground = false
     /// When the pending step (of time `pendingStep`) started collecting, on the monotonic clock.
     private var pendingStep: Int64?
     private var pendingSince = ContinuousClock.now
 
-    init(live: JournaledLiveSession, stepTimeout: Double, output: LiveEventOutput) {
+    init(live: JournaledLiveSession, stepTimeout: Double, output: LiveEventOutput, pipelined: Bool = false) {
         self.live = live
         self.stepTimeout = stepTimeout
         self.output = output
+        self.pipelined = pipelined
         pendingStep = live.session.pendingStepTime
     }
 
-    /// Commits and publishes; notes when a new step started collecting.
+    /// Commits and publishes (pipelined: starts the commit, publishes the previous one); notes when a new step
+    /// started collecting.
     private mutating func commitAndPublish() throws {
-        try output.commit(live)
+        if committingInBackground {
+            try output.commitInBackground(live)
+        } else {
+            try output.commit(live)
+        }
         let now = live.session.pendingStepTime
         if now != pendingStep {
             pendingStep = now
@@ -204,8 +248,15 @@ struct LiveInputLoop {
         var partial: [UInt8] = []
         var lineNumber = 0
         var endOfInput = false
+        committingInBackground = pipelined
+        // What is still in flight at the end (input ended, or a stop signal) is waited for and written by the
+        // caller's final `commit(_:finishing:)`.
         while !endOfInput && liveStopRequested == 0 {
             var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            if committingInBackground && poll(&descriptor, 1, 0) == 0 {
+                // No input waiting: publish the commit in flight before waiting for more.
+                try output.publishCommitInFlight(live)
+            }
             let timeout = secondsUntilTimeout.map { Int32(min(86_400_000, ($0 * 1000).rounded(.up))) } ?? -1
             let ready = poll(&descriptor, 1, timeout)
             if ready < 0 {

@@ -177,6 +177,85 @@ struct LiveCLITests {
         #expect(final.trades == backtest.trades)
     }
 
+    /// Pipelining (the journal's commit of one chunk overlapping the next chunk's ingest) changes only when events are
+    /// written, never which or in what order: seeded feeds (with duplicate, conflicting, late and malformed lines)
+    /// delivered whole from a file and through a pipe in random pieces with random pauses give stdout byte for
+    /// byte equal to `--no-pipelining` reading the file, and the same final state. A run whose input pipe stays
+    /// open stops cleanly on SIGTERM with every event written.
+    @Test func pipelinedOutputIsTheSynchronousOutput() throws {
+        signal(SIGPIPE, SIG_IGN)
+        var rng = SplitMix64(seed: 0x13_91BE_11AE)
+        for round in 0..<2 {
+            let (series, clean) = try liveMarket(symbols: 3, bars: 300, seed: 31 + UInt64(round))
+            var lines = clean
+            // Bad lines at random places: re-sent bars (duplicates, or conflicting with a changed volume), malformed.
+            for _ in 0..<12 {
+                let at = 1 + Int(rng.next() % UInt64(lines.count - 1))
+                let earlier = clean[Int(rng.next() % UInt64(at))]
+                switch rng.next() % 3 {
+                case 0: lines.insert(earlier, at: at)
+                case 1: lines.insert(earlier.replacingOccurrences(of: "\"volume\":", with: "\"volume\":9"), at: at)
+                default: lines.insert("{\"symbol\":\"\(series[0].symbol)\",\"open\":1}\n", at: at)
+                }
+            }
+            let feed = Array(lines.joined().utf8)
+            let symbols = series.map(\.symbol).joined(separator: ",")
+            let arguments = ["live", "--symbols", symbols] + Self.rsiOptions + ["--snapshot-interval", "53"]
+            let dir = try temporaryDirectory("live-pipelined")
+            let referenceDB = dir.appendingPathComponent("reference.sqlite").path
+            let reference = try runLive(arguments + ["--db", referenceDB, "--no-pipelining"], input: String(decoding: feed, as: UTF8.self))
+            #expect(reference.status == 0, "\(reference.stderr)")
+            #expect(reference.stdout.contains("\"type\": \"fill\""), "the feed should trade")
+            #expect(reference.stdout.contains("\"reason\": \"conflicting-bar\""))
+            #expect(reference.stdout.contains("\"reason\": \"malformed-line\""))
+            let expected = try LiveFinalState(db: referenceDB)
+
+            let fromFileDB = dir.appendingPathComponent("file.sqlite").path
+            let fromFile = try runLive(arguments + ["--db", fromFileDB], input: String(decoding: feed, as: UTF8.self))
+            #expect(fromFile.status == 0, "\(fromFile.stderr)")
+            #expect(fromFile.stdout == reference.stdout)
+            #expect(try LiveFinalState(db: fromFileDB) == expected)
+
+            for run in 0..<3 {
+                let db = dir.appendingPathComponent("pipe\(run).sqlite").path
+                let pipe = Pipe()
+                let (process, stdout, stderr) = try startLive(arguments + ["--db", db], input: pipe)
+                let maxPiece = [64, 1_024, 70_000][run]
+                var pieces: [(Range<Int>, UInt32)] = []
+                var position = 0
+                while position < feed.count {
+                    let size = min(feed.count - position, 1 + Int(rng.next() % UInt64(maxPiece)))
+                    pieces.append((position..<(position + size), rng.next() % 4 == 0 ? UInt32(rng.next() % 3_000) : 0))
+                    position += size
+                }
+                let writer = pipe.fileHandleForWriting
+                for (range, pause) in pieces {
+                    try writer.write(contentsOf: feed[range])
+                    if pause > 0 { usleep(pause) }
+                }
+                let keepOpen = run == 2
+                if keepOpen {
+                    // The input stays open: once everything is written out, SIGTERM ends the run cleanly.
+                    let deadline = Date().addingTimeInterval(60)
+                    while process.isRunning, Date() < deadline,
+                        ((try? FileManager.default.attributesOfItem(atPath: stdout.path)[.size] as? Int) ?? 0) < reference.stdout.utf8.count
+                    {
+                        usleep(2_000)
+                    }
+                    kill(process.processIdentifier, SIGTERM)
+                } else {
+                    try writer.close()
+                }
+                process.waitUntilExit()
+                if keepOpen { try writer.close() }
+                let errors = String(decoding: try Data(contentsOf: stderr), as: UTF8.self)
+                #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(errors)")
+                #expect(String(decoding: try Data(contentsOf: stdout), as: UTF8.self) == reference.stdout, "round \(round), run \(run)")
+                #expect(try LiveFinalState(db: db) == expected)
+            }
+        }
+    }
+
     /// Duplicate bars are no-ops; a conflicting bar is rejected and never replaces the stored one; a late bar is
     /// rejected; malformed lines are rejected naming their line; the session ends as if the bad lines were absent.
     @Test func duplicateConflictingLateAndMalformedBars() throws {
