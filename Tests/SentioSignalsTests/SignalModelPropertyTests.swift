@@ -174,7 +174,7 @@ struct InPlaceSignalUpdateTests {
         var errors = 0
         for trial in 0..<24 {
             var series = randomSeries(symbol: "P\(trial)", bars: 420, seed: 500 + UInt64(trial))
-            // Spikes: volumes up to 1e308 (window sums overflow: errors) and price jumps.
+            // Volume spikes up to 1e308 (two in one window overflow its sum: errors).
             for _ in 0..<6 {
                 let i = Int.random(in: 0..<series.count, using: &rng)
                 series.volume[i] = [1e6, 1e150, 1e300, 1e308][Int.random(in: 0..<4, using: &rng)]
