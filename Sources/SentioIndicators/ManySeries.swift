@@ -259,8 +259,8 @@ func atrLanes<V: SIMD>(
     }
     var next = seedEnd  // first bar not yet taken by all lanes
     if lanes == 4 && common > seedEnd && !failed.contains(true) {
-        // Four independent scalar chains, each the single-series `smooth` step itself (see `rsiLanes`); a bar where
-        // any lane's true range is not finite, and the rest, go to the single-series update below.
+        // Four independent scalar chains, each the arithmetic of the single-series `smooth` step (see `rsiLanes`); a
+        // bar where any lane's true range or step is not finite, and the rest, go to the single-series update below.
         withLanePointers(highs, &values, group) { h, y in
             withLanePointers(lows, group) { l in
                 withLanePointers(closes, group) { c in
@@ -268,17 +268,42 @@ func atrLanes<V: SIMD>(
                     var p0 = a0.previousClose, p1 = a1.previousClose, p2 = a2.previousClose, p3 = a3.previousClose
                     let h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3]
                     let c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], y0 = y[0], y1 = y[1], y2 = y[2], y3 = y[3]
+                    let periodValue = a0.periodValue
                     var i = seedEnd
                     while i < common {
                         let r0 = trueRange(high: h0[i], low: l0[i], previousClose: p0)
                         let r1 = trueRange(high: h1[i], low: l1[i], previousClose: p1)
                         let r2 = trueRange(high: h2[i], low: l2[i], previousClose: p2)
                         let r3 = trueRange(high: h3[i], low: l3[i], previousClose: p3)
-                        guard r0.isFinite && r1.isFinite && r2.isFinite && r3.isFinite else { break }
-                        y0[i] = a0.smooth(r0)
-                        y1[i] = a1.smooth(r1)
-                        y2[i] = a2.smooth(r2)
-                        y3[i] = a3.smooth(r3)
+                        // `AverageTrueRange.smooth`'s finite path (TA-Lib's order) on the four chains, with one
+                        // finiteness test for the bar instead of a per-chain branch to the overflow-free step:
+                        // the per-chain branches and their out-of-line call cost 20 ns per bar against 7 ns
+                        // (four chains of 1,000,000 bars, measured in isolation). A bar where a range or a step
+                        // is not finite goes, with the rest, to the single-series update below.
+                        var s0 = a0.average, s1 = a1.average, s2 = a2.average, s3 = a3.average
+                        s0 *= periodValue - 1
+                        s1 *= periodValue - 1
+                        s2 *= periodValue - 1
+                        s3 *= periodValue - 1
+                        s0 += r0
+                        s1 += r1
+                        s2 += r2
+                        s3 += r3
+                        s0 /= periodValue
+                        s1 /= periodValue
+                        s2 /= periodValue
+                        s3 /= periodValue
+                        // x − x is 0 for finite x and NaN otherwise; the sum of the eight is 0 only if all are finite.
+                        guard (r0 - r0) + (r1 - r1) + (r2 - r2) + (r3 - r3) + (s0 - s0) + (s1 - s1) + (s2 - s2) + (s3 - s3) == 0
+                        else { break }
+                        a0.average = s0
+                        a1.average = s1
+                        a2.average = s2
+                        a3.average = s3
+                        y0[i] = s0
+                        y1[i] = s1
+                        y2[i] = s2
+                        y3[i] = s3
                         p0 = c0[i]
                         p1 = c1[i]
                         p2 = c2[i]
