@@ -26,16 +26,16 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: "Address to listen on (default: 127.0.0.1).")
+    @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "Port to listen on; 0 picks a free port (default: 8080).")
+    @Option(help: "Port to listen on; 0 picks a free port.")
     var port = 8080
 
     @Option(help: ArgumentHelp("Feed the per-symbol CSV files of DIR through the live session while serving.", valueName: "DIR"))
     var replay: String?
 
-    @Option(help: ArgumentHelp("Replay speed in steps (timestamps) per second, or `max` (default: 10).", valueName: "N|max"))
+    @Option(help: ArgumentHelp("Replay speed in steps (timestamps) per second, or `max`.", valueName: "N|max"))
     var speed = "10"
 
     @Option(help: ArgumentHelp("Follow the per-symbol CSV files in DIR while serving: rows appended by any downloader are ingested (not with --replay).", valueName: "DIR"))
@@ -51,19 +51,19 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Start the live session over with these options (journaled events and snapshots deleted, bars kept and replayed).")
     var reset = false
 
-    @Option(name: .customLong("step-timeout"), help: ArgumentHelp("Seconds after a step's first bar after which it completes without the symbols still missing (0 = never; default: 10).", valueName: "SECONDS"))
+    @Option(name: .customLong("step-timeout"), help: ArgumentHelp("Seconds after a step's first bar after which it completes without the symbols still missing (0 = never).", valueName: "SECONDS"))
     var stepTimeout: Double = 10
 
-    @Option(name: .customLong("cors-origin"), help: "Access-Control-Allow-Origin of every response (default: *).")
+    @Option(name: .customLong("cors-origin"), help: "Access-Control-Allow-Origin of every response.")
     var corsOrigin = "*"
 
-    @Option(name: .customLong("rate-limit"), help: "Requests per client IP per minute on /api/v1 GETs; 0 = off (default: 100).")
+    @Option(name: .customLong("rate-limit"), help: "Requests per client IP per minute on /api/v1 GETs; 0 = off.")
     var rateLimit = 100
 
-    @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body in bytes (default: 1048576).", valueName: "BYTES"))
+    @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body in bytes.", valueName: "BYTES"))
     var maxBody = 1 << 20
 
-    @Option(name: .customLong("ws-buffer"), help: "Messages a WebSocket client may fall behind before it is closed (default: 256).")
+    @Option(name: .customLong("ws-buffer"), help: "Messages a WebSocket client may fall behind before it is closed.")
     var webSocketBuffer = 256
 
     @Option(help: ArgumentHelp("Fund events CSV for the LP portal (default: the fund events stored in --db, if any).", valueName: "FILE"))
