@@ -71,16 +71,21 @@ public struct JSONScanner {
         let outStart = out.count
         position += 1  // the opening quote
         var run = position  // start of the bytes not yet copied to `out`
+        var rawBits: UInt8 = 0  // the OR of the raw bytes: bit 7 clear means they are all ASCII
         while position < bytes.count {
             let c = bytes[position]
             if c != 0x22 && c != 0x5C && c >= 0x20 {  // a plain byte: copied with its run
+                rawBits |= c
                 position += 1
                 continue
             }
             if position > run { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<position])) }
             position += 1
             if c == 0x22 {  // "
-                // Escapes only ever append valid UTF-8, so checking the whole is checking the raw bytes.
+                // Escapes only ever append valid UTF-8, so checking the whole is checking the raw bytes; raw bytes
+                // that are all ASCII are valid UTF-8 without a look (the NDJSON bars' symbols and timestamps: the
+                // validation was 9 % of `sentio live`'s CPU).
+                if rawBits & 0x80 == 0 { return nil }
                 if outStart == 0 {
                     if String(validating: out, as: UTF8.self) == nil { return JSONScanError(.invalidUTF8, at: start) }
                 } else if String(validating: out[outStart...], as: UTF8.self) == nil {
