@@ -74,13 +74,20 @@ public struct AverageTrueRange: Sendable, Codable {
     /// `atr *= n−1; atr += TR; atr /= n` (TA-Lib's order), or the overflow-free form when that overflows.
     @inlinable @inline(__always)
     mutating func smooth(_ range: Double) -> Double {
+        var next = Self.wilderStep(average, range, period: periodValue)
+        if !next.isFinite { next = overflowFreeStep(range) }
+        average = next
+        return average
+    }
+
+    /// TA-Lib's Wilder step `atr *= n−1; atr += TR; atr /= n`, in that order (not finite where it overflows).
+    @inlinable @inline(__always)
+    static func wilderStep(_ average: Double, _ range: Double, period periodValue: Double) -> Double {
         var next = average
         next *= periodValue - 1
         next += range
         next /= periodValue
-        if !next.isFinite { next = overflowFreeStep(range) }
-        average = next
-        return average
+        return next
     }
 
     /// Out of line so that the optimizer keeps the (never taken in practice) branch instead of computing this
