@@ -163,19 +163,19 @@ struct FundCLIContractTests {
     static let crypto = ["--holdings", "Data/funds/holdings.csv", "--prices", "Data/crypto"]
 
     @Test("dashboard, funds, fund, documents and crypto decode strictly; golden bytes")
-    func views() throws {
-        let dashboard = try sentioJSON(Self.sample + ["--view", "dashboard"] + Self.crypto)
+    func views() async throws {
+        let dashboard = try await sentioJSON(Self.sample + ["--view", "dashboard"] + Self.crypto)
         try expectShape(Shapes.dashboard, dashboard)
         let decoded = try Strict.decode(StrictDashboard.self, dashboard)
         #expect(decoded.funds.count == 4 && decoded.cryptoHoldings.map(\.symbol) == ["BTCUSD", "ETHUSD"])
         #expect(decoded.portfolioSummary.activeCapitalCalls == 4)
         try Golden.check("cli-dashboard.json", dashboard)
 
-        let funds = try sentioJSON(Self.sample + ["--view", "funds"])
+        let funds = try await sentioJSON(Self.sample + ["--view", "funds"])
         try expectShape(.array(Shapes.fund), funds)
         #expect(try Strict.decode([StrictFund].self, funds).map(\.name) == decoded.funds.map(\.name))
 
-        let detail = try sentioJSON(Self.sample + ["--view", "fund", "--fund", "AEG-VII"])
+        let detail = try await sentioJSON(Self.sample + ["--view", "fund", "--fund", "AEG-VII"])
         try expectShape(Shapes.fundDetail, detail)
         let fund = try Strict.decode(StrictFundDetail.self, detail)
         let calls = fund.documents.filter { $0.type == .CAPITAL_CALL }
@@ -183,11 +183,11 @@ struct FundCLIContractTests {
         #expect(calls.contains { $0.paymentStatus == .LATE }, "the sample has calls paid after their due date")
         try Golden.check("cli-fund-detail-AEG-VII.json", detail)
 
-        let documents = try sentioJSON(Self.sample + ["--view", "documents", "--fund", "AEG-VII"])
+        let documents = try await sentioJSON(Self.sample + ["--view", "documents", "--fund", "AEG-VII"])
         try expectShape(.array(Shapes.document), documents)
         #expect(try Strict.decode([StrictDocument].self, documents).map(\.id) == fund.documents.map(\.id))
 
-        let holdings = try sentioJSON(Self.sample + ["--view", "crypto"] + Self.crypto)
+        let holdings = try await sentioJSON(Self.sample + ["--view", "crypto"] + Self.crypto)
         try expectShape(Shapes.cryptoHoldings, holdings)
         let valued = try Strict.decode(StrictCryptoHoldingsResponse.self, holdings)
         // Data/crypto's closes of 2024-12-31, the sample's as-of date.
@@ -203,16 +203,16 @@ struct FundCLIContractTests {
     }
 
     @Test("valuing before the first price is an error naming the symbol (exit 2), not a zero")
-    func noPriceYet() throws {
-        let run = try runSentio(Self.sample + ["--view", "crypto", "--as-of", "2023-12-31"] + Self.crypto)
+    func noPriceYet() async throws {
+        let run = try await runSentio(Self.sample + ["--view", "crypto", "--as-of", "2023-12-31"] + Self.crypto)
         #expect(run.status == 2 && run.stdout.isEmpty)
         #expect(run.stderr.contains("Data/funds/holdings.csv line 2 (BTCUSD)") && run.stderr.contains("no price of BTCUSD at or before the valuation date 2023-12-31"), "\(run.stderr)")
     }
 }
 
 /// `sentio` JSON output of a successful run.
-private func sentioJSON(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-    let run = try runSentio(arguments)
+private func sentioJSON(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    let run = try await runSentio(arguments)
     #expect(run.status == 0, "\(arguments): \(run.stderr)", sourceLocation: sourceLocation)
     return run.stdout
 }

@@ -51,16 +51,16 @@ struct StrictSignalHistory: Decodable {
 }
 
 /// Runs the built `sentio` in the repository root.
-private func sentio(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let run = try runSentio(arguments)
+private func sentio(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let run = try await runSentio(arguments)
     return (run.status, run.stdout, run.stderr)
 }
 
 @Suite("sentio signals output decodes with the strict decoders")
 struct SignalCLIOutputTests {
     @Test("sentio signals --format json = the library's GET /signals bytes; a short file is listed under warmingUp")
-    func latest() throws {
-        let run = try sentio(["signals", EngineFixtures.marketDirectory, "--format", "json"])
+    func latest() async throws {
+        let run = try await sentio(["signals", EngineFixtures.marketDirectory, "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let decoded = try Strict.decode(StrictSignalsResponse.self, run.stdout)
         #expect(decoded.signals.count == 12 && decoded.warmingUp.isEmpty)
@@ -81,7 +81,7 @@ struct SignalCLIOutputTests {
             try OHLCVWriter.write(series, to: directory.appendingPathComponent("\(name).csv").path)
             lengths[name] = n
         }
-        let warm = try sentio(["signals", directory.path, EngineFixtures.marketDirectory + "/SOXL.csv"])
+        let warm = try await sentio(["signals", directory.path, EngineFixtures.marketDirectory + "/SOXL.csv"])
         #expect(warm.status == 0, "\(warm.stderr)")
         let response = try Strict.decode(StrictSignalsResponse.self, warm.stdout)
         #expect(response.signals.map(\.symbol) == ["SOXL"])
@@ -92,8 +92,8 @@ struct SignalCLIOutputTests {
     }
 
     @Test("sentio signals --detail TQQQ --last 30 = the symbol-detail golden contract")
-    func detail() throws {
-        let run = try sentio(["signals", EngineFixtures.marketDirectory, "--detail", "TQQQ", "--last", "30", "--format", "json"])
+    func detail() async throws {
+        let run = try await sentio(["signals", EngineFixtures.marketDirectory, "--detail", "TQQQ", "--last", "30", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let decoded = try Strict.decode(StrictSymbolDetail.self, run.stdout)
         #expect(decoded.symbol == "TQQQ" && decoded.name == "Nasdaq 3x Bull" && decoded.historicalData.count == 30)
@@ -102,10 +102,10 @@ struct SignalCLIOutputTests {
     }
 
     @Test("sentio signals --history: JSON decodes strictly (golden), CSV columns are the Signal fields")
-    func history() throws {
+    func history() async throws {
         let arguments = ["signals", EngineFixtures.marketDirectory, "--symbols", "TQQQ,SQQQ", "--history", "--window", "20",
                          "--from", "2024-09-01"]
-        let run = try sentio(arguments)
+        let run = try await sentio(arguments)
         #expect(run.status == 0, "\(run.stderr)")
         let decoded = try Strict.decode(StrictSignalHistory.self, run.stdout)
         #expect(decoded.model == "sentio-rolling-ols-v1" && decoded.config.regressionWindow == 20)
@@ -149,7 +149,7 @@ struct SignalCLIOutputTests {
         }
         #expect(outcomes.suffix(config.horizon).allSatisfy { $0.realizedReturn == nil })
 
-        let csv = try sentio(arguments + ["--format", "csv"])
+        let csv = try await sentio(arguments + ["--format", "csv"])
         #expect(csv.status == 0, "\(csv.stderr)")
         let lines = csv.stdout.split(separator: "\n")
         let header = lines.first.map { $0.split(separator: ",").map(String.init) }

@@ -9,8 +9,8 @@ struct AllowanceCLITests {
     let header = "id,child_id,date,type,amount,description,category,created_by\n"
 
     @Test("sample files as JSON: the hand-computed figures of Data/allowance/README.md")
-    func sampleJSON() throws {
-        let run = try runSentio(sample + ["--goals", "Data/allowance/goals.csv", "--format", "json"])
+    func sampleJSON() async throws {
+        let run = try await runSentio(sample + ["--goals", "Data/allowance/goals.csv", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("\"currentBalance\": 38.00,") && run.stdout.contains("\"currentBalance\": 10.75,"))
         let root = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
@@ -24,42 +24,42 @@ struct AllowanceCLITests {
     }
 
     @Test("table output and --as-of")
-    func table() throws {
-        let run = try runSentio(sample + ["--as-of", "2025-02-28"])
+    func table() async throws {
+        let run = try await runSentio(sample + ["--as-of", "2025-02-28"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("Allowance as of 2025-02-28"))
         #expect(run.stdout.contains("Balance              30.50"))
         #expect(run.stdout.contains("Next allowance       2025-03-01 (in 1 day)"))
-        let bad = try runSentio(sample + ["--as-of", "2025-02-30"])
+        let bad = try await runSentio(sample + ["--as-of", "2025-02-30"])
         #expect(bad.status == 2 && bad.stderr.contains("--as-of must be a date"))
     }
 
     @Test("bad input exits 2 naming file, line and field")
-    func badInput() throws {
+    func badInput() async throws {
         let kids = try temporaryFile("children.csv", children)
         let ledger = try temporaryFile("ledger.csv", header + "1,emma,2025-03-01,credit,5,,Allowance,\n2,emma,2025-03-02,debit,1.005,,Toys,\n")
-        var run = try runSentio(["allowance", ledger, "--children", kids])
+        var run = try await runSentio(["allowance", ledger, "--children", kids])
         #expect(run.status == 2)
         #expect(run.stderr.contains("\(ledger) line 3, field 'amount': '1.005' has more than 2 decimal places"), "\(run.stderr)")
         let overdraft = try temporaryFile("ledger.csv", header + "1,emma,2025-03-01,credit,5,,Allowance,\n2,emma,2025-03-02,debit,6,,Toys,\n")
-        run = try runSentio(["allowance", overdraft, "--children", kids])
+        run = try await runSentio(["allowance", overdraft, "--children", kids])
         #expect(run.status == 2 && run.stderr.contains("\(overdraft) line 3, field 'amount': insufficient funds"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
         let badKids = try temporaryFile("children.csv", children + "leo,Leo,Smith,3.5,someday\n")
-        run = try runSentio(["allowance", overdraft, "--children", badKids])
+        run = try await runSentio(["allowance", overdraft, "--children", badKids])
         #expect(run.status == 2 && run.stderr.contains("\(badKids) line 3, field 'allowance_day'"), "\(run.stderr)")
-        run = try runSentio(["allowance", overdraft, "--children", kids, "--rejects", "x.csv"])
+        run = try await runSentio(["allowance", overdraft, "--children", kids, "--rejects", "x.csv"])
         #expect(run.status == 2 && run.stderr.contains("--rejects needs --lenient"))
-        run = try runSentio(["allowance", "/nonexistent/ledger.csv", "--children", kids])
+        run = try await runSentio(["allowance", "/nonexistent/ledger.csv", "--children", kids])
         #expect(run.status == 2 && run.stderr.contains("/nonexistent/ledger.csv"))
     }
 
     @Test("--lenient skips the overdraft, reports it on stderr and in --rejects; the balance stays non-negative")
-    func lenient() throws {
+    func lenient() async throws {
         let kids = try temporaryFile("children.csv", children)
         let ledger = try temporaryFile("ledger.csv", header + "1,emma,2025-03-01,credit,5,,Allowance,\n2,emma,2025-03-02,debit,6,,Toys,\n3,emma,2025-03-03,debit,2.5,,Toys,\n")
         let rejects = try temporaryDirectory("allowance").appendingPathComponent("rejects.csv").path
-        let run = try runSentio(["allowance", ledger, "--children", kids, "--lenient", "--rejects", rejects, "--format", "json"])
+        let run = try await runSentio(["allowance", ledger, "--children", kids, "--lenient", "--rejects", rejects, "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("skipped 1 row(s)") && run.stderr.contains("line 3"))
         #expect(run.stdout.contains("\"currentBalance\": 2.50,"))

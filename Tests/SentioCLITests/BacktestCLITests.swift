@@ -12,12 +12,12 @@ struct BacktestCLITests {
     }
 
 
-    static func sentio(_ arguments: [String], in directory: URL? = nil) throws -> Run {
-        try sentioCommand(["backtest"] + arguments, in: directory)
+    static func sentio(_ arguments: [String], in directory: URL? = nil) async throws -> Run {
+        try await sentioCommand(["backtest"] + arguments, in: directory)
     }
 
-    static func sentioCommand(_ arguments: [String], in directory: URL? = nil) throws -> Run {
-        let run = try runSentio(arguments, in: directory)
+    static func sentioCommand(_ arguments: [String], in directory: URL? = nil) async throws -> Run {
+        let run = try await runSentio(arguments, in: directory)
         return Run(status: run.status, stdout: run.stdout, stderr: run.stderr)
     }
 
@@ -72,10 +72,10 @@ struct BacktestCLITests {
     ]
 
     @Test("--format json: camelCase statistics plus config and conventions")
-    func jsonKeys() throws {
+    func jsonKeys() async throws {
         let dir = try temporaryDirectory()
         try Self.writeMarket(dir)
-        let run = try Self.sentio([dir.path, "--strategy", "rsi", "--format", "json"])
+        let run = try await Self.sentio([dir.path, "--strategy", "rsi", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let j = try Self.json(run.stdout)
         for key in Self.summaryKeys { #expect(j.keys.contains(key), "missing \(key)") }
@@ -99,10 +99,10 @@ struct BacktestCLITests {
     }
 
     @Test("table output is the default and names every statistic")
-    func table() throws {
+    func table() async throws {
         let dir = try temporaryDirectory()
         try Self.writeMarket(dir)
-        let run = try Self.sentio([dir.path, "--strategy", "buy-and-hold"])
+        let run = try await Self.sentio([dir.path, "--strategy", "buy-and-hold"])
         #expect(run.status == 0, "\(run.stderr)")
         for label in ["Initial capital", "Final equity", "Total return", "CAGR", "Sharpe ratio", "Sortino ratio", "Calmar ratio",
                       "Max drawdown", "Win rate", "Profit factor", "Exposure", "Commissions paid", "SQN", "Conventions:"] {
@@ -112,26 +112,26 @@ struct BacktestCLITests {
     }
 
     @Test("without PATH: Data/market under the current directory, or a clear error")
-    func defaultData() throws {
+    func defaultData() async throws {
         let root = try temporaryDirectory()
         try Self.writeMarket(root.appendingPathComponent("Data/market"))
-        let run = try Self.sentio(["--strategy", "rsi", "--format", "json"], in: root)
+        let run = try await Self.sentio(["--strategy", "rsi", "--format", "json"], in: root)
         #expect(run.status == 0, "\(run.stderr)")
         let j = try Self.json(run.stdout)
         #expect((j["symbols"] as? [String])?.count == 3)
         let empty = try temporaryDirectory()
-        let missing = try Self.sentio(["--strategy", "rsi"], in: empty)
+        let missing = try await Self.sentio(["--strategy", "rsi"], in: empty)
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("Data/market"))
     }
 
     @Test("--trades, --equity and --portfolio files: content consistent with the run")
-    func outputFiles() throws {
+    func outputFiles() async throws {
         let dir = try temporaryDirectory()
         try Self.writeMarket(dir.appendingPathComponent("data"))
         let trades = dir.appendingPathComponent("trades.csv"), equity = dir.appendingPathComponent("equity.csv")
         let portfolio = dir.appendingPathComponent("portfolio.json")
-        let run = try Self.sentio([
+        let run = try await Self.sentio([
             dir.appendingPathComponent("data").path, "--strategy", "rsi", "--format", "json", "--commission", "0.002",
             "--trades", trades.path, "--equity", equity.path, "--portfolio", portfolio.path,
         ])
@@ -205,10 +205,10 @@ struct BacktestCLITests {
     }
 
     @Test("dca deposits from zero and reports time-weighted beside total return")
-    func dca() throws {
+    func dca() async throws {
         let dir = try temporaryDirectory()
         try Self.writeMarket(dir)
-        let run = try Self.sentio([dir.path, "--strategy", "dca", "--amount", "900", "--every", "month", "--fractional", "--format", "json"])
+        let run = try await Self.sentio([dir.path, "--strategy", "dca", "--amount", "900", "--every", "month", "--fractional", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let j = try Self.json(run.stdout)
         #expect(j["initialCapital"] as? Double == 0)
@@ -242,37 +242,37 @@ struct BacktestCLITests {
             (["--fill", "tomorrow"], "tomorrow"),
             (["--label", "x"], "--save"),
           ])
-    func badOptions(arguments: [String], expected: String) throws {
+    func badOptions(arguments: [String], expected: String) async throws {
         let dir = try temporaryDirectory()
         try Self.writeMarket(dir.appendingPathComponent("data"))
         let out = dir.appendingPathComponent("trades.csv")
-        let run = try Self.sentio([dir.appendingPathComponent("data").path, "--trades", out.path] + arguments)
+        let run = try await Self.sentio([dir.appendingPathComponent("data").path, "--trades", out.path] + arguments)
         #expect(run.status == 2, "\(arguments): \(run.stderr)")
         #expect(run.stderr.contains(expected), "\(arguments): \(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
     @Test("bad data: missing path, directory without CSV, a malformed file names file and line")
-    func badData() throws {
+    func badData() async throws {
         let dir = try temporaryDirectory()
-        let missing = try Self.sentio([dir.appendingPathComponent("nope").path])
+        let missing = try await Self.sentio([dir.appendingPathComponent("nope").path])
         #expect(missing.status == 2 && missing.stderr.contains("nope"))
         let empty = dir.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        let noCSV = try Self.sentio([empty.path])
+        let noCSV = try await Self.sentio([empty.path])
         #expect(noCSV.status == 2 && noCSV.stderr.contains(empty.path))
         let bad = dir.appendingPathComponent("BAD.csv")
         try "timestamp,open,high,low,close,volume\n2024-01-02,1,2,0.5,1.5,10\n2024-01-03,1,2,0.5,oops,10\n".write(to: bad, atomically: true, encoding: .utf8)
-        let malformed = try Self.sentio([bad.path])
+        let malformed = try await Self.sentio([bad.path])
         #expect(malformed.status == 2)
         #expect(malformed.stderr.contains("BAD.csv") && malformed.stderr.contains("3"), "\(malformed.stderr)")
     }
 
     @Test("the default strategy is sentio, the signal model; its config is recorded")
-    func sentioStrategy() throws {
+    func sentioStrategy() async throws {
         let dir = try temporaryDirectory()
         try Self.writeMarket(dir, bars: 400)
-        let run = try Self.sentio([dir.path, "--format", "json"])
+        let run = try await Self.sentio([dir.path, "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let j = try Self.json(run.stdout)
         #expect(j["strategy"] as? String == "sentio")
@@ -284,17 +284,17 @@ struct BacktestCLITests {
     }
 
     @Test("--save stores the run, its trades and equity curve; `sentio runs show` reads them back")
-    func save() throws {
+    func save() async throws {
         let dir = try temporaryDirectory()
         try Self.writeMarket(dir.appendingPathComponent("data"))
         let db = dir.appendingPathComponent("runs.sqlite").path
-        let run = try Self.sentio([
+        let run = try await Self.sentio([
             dir.appendingPathComponent("data").path, "--strategy", "rsi", "--format", "json", "--save", "--db", db, "--label", "cli test",
         ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("saved run 1"))
         let j = try Self.json(run.stdout)
-        let show = try Self.sentioCommand(["runs", "show", "1", "--db", db, "--format", "json"])
+        let show = try await Self.sentioCommand(["runs", "show", "1", "--db", db, "--format", "json"])
         #expect(show.status == 0, "\(show.stderr)")
         let stored = try Self.json(show.stdout)
         #expect(stored["strategy"] as? String == "rsi" && stored["label"] as? String == "cli test")
@@ -311,7 +311,7 @@ struct BacktestCLITests {
         // Same bytes: the `statistics` object of `runs show` (one level deeper, so indented by two more spaces)
         // is, line for line, what `backtest --format json` printed; `runs list` holds the same object.
         #expect(Self.subObject("statistics", of: show.stdout) == run.stdout)
-        let list = try Self.sentioCommand(["runs", "list", "--db", db, "--format", "json"])
+        let list = try await Self.sentioCommand(["runs", "list", "--db", db, "--format", "json"])
         #expect(list.status == 0, "\(list.stderr)")
         let body = run.stdout.split(separator: "\n").dropFirst().map { "      " + $0 }.joined(separator: "\n")
         #expect(list.stdout.contains("      \"statistics\": {\n" + body))

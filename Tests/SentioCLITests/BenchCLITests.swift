@@ -48,9 +48,9 @@ private func sameNaNsAndValues(_ a: [Double], _ b: [Double]) -> Bool {
 
 @Suite("sentio bench throughput workloads")
 struct BenchCLITests {
-    @Test func csvReadsTheInputFileAndDumpsItsCloses() throws {
+    @Test func csvReadsTheInputFileAndDumpsItsCloses() async throws {
         let dump = try temporaryDirectory().appendingPathComponent("closes.f64").path
-        let run = try runSentio(["bench", "csv", "--input", sampleFiles[0], "--repeat", "2", "--format", "json", "--dump", dump])
+        let run = try await runSentio(["bench", "csv", "--input", sampleFiles[0], "--repeat", "2", "--format", "json", "--dump", dump])
         #expect(run.status == 0, "\(run.stderr)")
         let series = try OHLCVReader.read(path: sampleFiles[0])
         let report = try parseReport(run.stdout, workload: "csv", size: series.count, repeats: 2)
@@ -59,8 +59,8 @@ struct BenchCLITests {
         #expect(try readDump(dump) == series.close)
     }
 
-    @Test func csvGeneratesItsInputWhenNoneIsGiven() throws {
-        let run = try runSentio(["bench", "csv", "--size", "300", "--repeat", "1", "--format", "json"])
+    @Test func csvGeneratesItsInputWhenNoneIsGiven() async throws {
+        let run = try await runSentio(["bench", "csv", "--size", "300", "--repeat", "1", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try parseReport(run.stdout, workload: "csv", size: 300, repeats: 1)
         let generated = try MarketGenerator(config: MarketConfig(symbols: ["TQQQ"], bars: 300, frequency: .minute, seed: 42)).generate()[0]
@@ -69,10 +69,10 @@ struct BenchCLITests {
         expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(rounded), relative: 1e-9)
     }
 
-    @Test func rsiOverConcatenatedInputsMatchesTheBatchFunction() throws {
+    @Test func rsiOverConcatenatedInputsMatchesTheBatchFunction() async throws {
         let dump = try temporaryDirectory().appendingPathComponent("rsi.f64").path
         let size = 700  // crosses from the first file into the second
-        let run = try runSentio(["bench", "rsi", "--size", "\(size)", "--input", sampleFiles[0], "--input", sampleFiles[1],
+        let run = try await runSentio(["bench", "rsi", "--size", "\(size)", "--input", sampleFiles[0], "--input", sampleFiles[1],
                                  "--repeat", "3", "--format", "json", "--dump", dump])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try parseReport(run.stdout, workload: "rsi", size: size, repeats: 3)
@@ -85,9 +85,9 @@ struct BenchCLITests {
         expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(expected.values), relative: 1e-12)
     }
 
-    @Test func volumeRatioMatchesTheBatchFunction() throws {
+    @Test func volumeRatioMatchesTheBatchFunction() async throws {
         let dump = try temporaryDirectory().appendingPathComponent("vr.f64").path
-        let run = try runSentio(["bench", "volume-ratio", "--size", "500", "--input", sampleFiles[0], "--repeat", "1",
+        let run = try await runSentio(["bench", "volume-ratio", "--size", "500", "--input", sampleFiles[0], "--repeat", "1",
                                  "--format", "json", "--dump", dump])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try parseReport(run.stdout, workload: "volume-ratio", size: 500, repeats: 1)
@@ -97,10 +97,10 @@ struct BenchCLITests {
         expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(expected.values), relative: 1e-12)
     }
 
-    @Test func rollingOLSRegressesReturnsOnTheirLags() throws {
+    @Test func rollingOLSRegressesReturnsOnTheirLags() async throws {
         let dump = try temporaryDirectory().appendingPathComponent("ols.f64").path
         let size = 400
-        let run = try runSentio(["bench", "rolling-ols", "--size", "\(size)", "--input", sampleFiles[0], "--repeat", "1",
+        let run = try await runSentio(["bench", "rolling-ols", "--size", "\(size)", "--input", sampleFiles[0], "--repeat", "1",
                                  "--format", "json", "--dump", dump])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try parseReport(run.stdout, workload: "rolling-ols", size: size, repeats: 1)
@@ -122,7 +122,7 @@ struct BenchCLITests {
         expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(all), relative: 1e-9)
     }
 
-    @Test func xirrSolvesEverySeriesOfTheInputFile() throws {
+    @Test func xirrSolvesEverySeriesOfTheInputFile() async throws {
         let directory = try temporaryDirectory()
         let file = directory.appendingPathComponent("flows.csv").path, dump = directory.appendingPathComponent("rates.f64").path
         // Series 0 is the Excel documentation example (0.373362535); series 2 has no sign change (an error: NaN).
@@ -139,7 +139,7 @@ struct BenchCLITests {
             2,2021-01-01,600
 
             """.utf8).write(to: URL(fileURLWithPath: file))
-        let run = try runSentio(["bench", "xirr", "--input", file, "--threads", "2", "--repeat", "2", "--format", "json", "--dump", dump])
+        let run = try await runSentio(["bench", "xirr", "--input", file, "--threads", "2", "--repeat", "2", "--format", "json", "--dump", dump])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try parseReport(run.stdout, workload: "xirr", size: 3, repeats: 2)
         let rates = try readDump(dump)
@@ -150,8 +150,8 @@ struct BenchCLITests {
         expectClose(try #require(report["checksum"] as? Double), rates[0] + rates[1], relative: 1e-12)
     }
 
-    @Test func xirrGeneratesItsSeriesWhenNoInputIsGiven() throws {
-        let run = try runSentio(["bench", "xirr", "--size", "50", "--threads", "1", "--repeat", "1", "--format", "json"])
+    @Test func xirrGeneratesItsSeriesWhenNoInputIsGiven() async throws {
+        let run = try await runSentio(["bench", "xirr", "--size", "50", "--threads", "1", "--repeat", "1", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try parseReport(run.stdout, workload: "xirr", size: 50, repeats: 1)
         let batch = ThroughputWorkloads.generatedXIRRBatch(count: 50, seed: 42)
@@ -163,8 +163,8 @@ struct BenchCLITests {
         expectClose(try #require(report["checksum"] as? Double), plainFiniteSum(rates), relative: 1e-12)
     }
 
-    @Test func backtestRSIChecksumIsTheFinalEquityOfSentioBacktest() throws {
-        let run = try runSentio(["bench", "backtest-rsi", "--input", "Data/market", "--count", "4", "--size", "500",
+    @Test func backtestRSIChecksumIsTheFinalEquityOfSentioBacktest() async throws {
+        let run = try await runSentio(["bench", "backtest-rsi", "--input", "Data/market", "--count", "4", "--size", "500",
                                  "--repeat", "2", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try parseReport(run.stdout, workload: "backtest-rsi", size: 500, repeats: 2)
@@ -178,24 +178,24 @@ struct BenchCLITests {
             try OHLCVWriter.write(series.prefix(500), to: path)
             paths.append(path)
         }
-        let backtest = try runSentio(["backtest"] + paths + ["--strategy", "rsi", "--sizing", "all-in", "--format", "json"])
+        let backtest = try await runSentio(["backtest"] + paths + ["--strategy", "rsi", "--sizing", "all-in", "--format", "json"])
         #expect(backtest.status == 0, "\(backtest.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(backtest.stdout.utf8)) as? [String: Any])
         #expect(report["checksum"] as? Double == summary["finalEquity"] as? Double)
     }
 
-    @Test func backtestSentioChecksumIsTheFinalEquityOfSentioBacktest() throws {
-        let run = try runSentio(["bench", "backtest-sentio", "--input", "Data/market", "--repeat", "1", "--format", "json"])
+    @Test func backtestSentioChecksumIsTheFinalEquityOfSentioBacktest() async throws {
+        let run = try await runSentio(["bench", "backtest-sentio", "--input", "Data/market", "--repeat", "1", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try parseReport(run.stdout, workload: "backtest-sentio", size: 504, repeats: 1)
-        let backtest = try runSentio(["backtest", "Data/market", "--format", "json"])
+        let backtest = try await runSentio(["backtest", "Data/market", "--format", "json"])
         #expect(backtest.status == 0, "\(backtest.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(backtest.stdout.utf8)) as? [String: Any])
         #expect(report["checksum"] as? Double == summary["finalEquity"] as? Double)
     }
 
-    @Test func tableFormatShowsTheMedianAndThroughput() throws {
-        let run = try runSentio(["bench", "rsi", "--size", "1000", "--repeat", "2"])
+    @Test func tableFormatShowsTheMedianAndThroughput() async throws {
+        let run = try await runSentio(["bench", "rsi", "--size", "1000", "--repeat", "2"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("sentio bench rsi: size 1000") && run.stdout.contains("median")
             && run.stdout.contains("values/s"), "\(run.stdout)")
@@ -223,26 +223,26 @@ struct BenchCLITests {
         (["bench", "xirr", "--data", "Data/market"], "--data applies to the signals workload, not to xirr"),
         (["bench", "signals", "--bars", "1"], "--bars must be at least 2"),
     ])
-    func badOptionsExitWith2(arguments: [String], message: String) throws {
-        let run = try runSentio(arguments)
+    func badOptionsExitWith2(arguments: [String], message: String) async throws {
+        let run = try await runSentio(arguments)
         #expect(run.status == 2, "\(arguments): status \(run.status), stderr \(run.stderr)")
         #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
 
-    @Test func badCSVInputNamesFileAndLine() throws {
+    @Test func badCSVInputNamesFileAndLine() async throws {
         let file = try temporaryDirectory().appendingPathComponent("BAD.csv").path
         try Data("timestamp,open,high,low,close,volume\n2024-01-02,1,2,0.5,1.5,100\n2024-01-03,1,2,0.5,abc,100\n".utf8)
             .write(to: URL(fileURLWithPath: file))
-        let run = try runSentio(["bench", "csv", "--input", file])
+        let run = try await runSentio(["bench", "csv", "--input", file])
         #expect(run.status == 2)
         #expect(run.stderr.contains("BAD.csv") && run.stderr.contains("3") && run.stderr.contains("close"), "\(run.stderr)")
     }
 
-    @Test func badXIRRRowNamesFileLineAndField() throws {
+    @Test func badXIRRRowNamesFileLineAndField() async throws {
         let file = try temporaryDirectory().appendingPathComponent("flows.csv").path
         try Data("series,date,amount\n0,2020-01-01,-100\n0,2020-13-01,110\n".utf8).write(to: URL(fileURLWithPath: file))
-        let run = try runSentio(["bench", "xirr", "--input", file])
+        let run = try await runSentio(["bench", "xirr", "--input", file])
         #expect(run.status == 2)
         #expect(run.stderr.contains("flows.csv:3: field 'date'"), "\(run.stderr)")
     }

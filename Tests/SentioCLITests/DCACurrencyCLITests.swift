@@ -18,9 +18,9 @@ struct DCACurrencyCLITests {
         ("weekly_next_open", ["--amount", "100", "--every", "week"]),
         ("monthly_close", ["--amount", "250", "--every", "month", "--fill", "close", "--commission", "0"]),
     ])
-    func matchesPandas(name: String, options: [String]) throws {
+    func matchesPandas(name: String, options: [String]) async throws {
         let events = try temporaryDirectory("dca-fx").appendingPathComponent("events.ndjson").path
-        let run = try runSentio(["backtest", fixturePath("dca_fx/SPXL.csv"), "--strategy", "dca", "--currency", "GBP",
+        let run = try await runSentio(["backtest", fixturePath("dca_fx/SPXL.csv"), "--strategy", "dca", "--currency", "GBP",
                                  "--fx", fixturePath("dca_fx/GBPUSD.csv"), "--events", events, "--format", "json"] + options)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("no GBPUSD rate on 5 bar date(s)") && run.stderr.contains("2023-04-07"))
@@ -65,16 +65,16 @@ struct DCACurrencyCLITests {
     }
 
     @Test("option and FX-file errors exit 2 and say what is wrong")
-    func errors() throws {
+    func errors() async throws {
         let data = fixturePath("dca_fx/SPXL.csv"), fx = fixturePath("dca_fx/GBPUSD.csv")
         let late = try temporaryFile("late.csv", "date,rate\n2023-01-03,1.2\n2023-01-04,1.21\n")
-        var run = try runSentio(["backtest", data, "--strategy", "dca", "--currency", "GBP", "--fx", late])
+        var run = try await runSentio(["backtest", data, "--strategy", "dca", "--currency", "GBP", "--fx", late])
         #expect(run.status == 2 && run.stderr.contains("no exchange rate on or before 2023-01-02"), "\(run.stderr)")
         let bad = try temporaryFile("bad.csv", "date,rate\n2023-01-02,1.2\n2023-01-03,-1\n")
-        run = try runSentio(["backtest", data, "--strategy", "dca", "--currency", "GBP", "--fx", bad])
+        run = try await runSentio(["backtest", data, "--strategy", "dca", "--currency", "GBP", "--fx", bad])
         #expect(run.status == 2 && run.stderr.contains("\(bad) line 3, field 'rate'"), "\(run.stderr)")
         let unordered = try temporaryFile("unordered.csv", "date,close\n2023-01-03,1.2\n2023-01-02,1.2\n")
-        run = try runSentio(["backtest", data, "--strategy", "dca", "--currency", "GBP", "--fx", unordered])
+        run = try await runSentio(["backtest", data, "--strategy", "dca", "--currency", "GBP", "--fx", unordered])
         #expect(run.status == 2 && run.stderr.contains("line 3, field 'date'"), "\(run.stderr)")
         for (arguments, fragment) in [
             (["--strategy", "dca", "--currency", "GBP"], "--currency needs --fx"),
@@ -84,7 +84,7 @@ struct DCACurrencyCLITests {
             (["--strategy", "dca", "--currency", "gbp", "--fx", fx], "three-letter code"),
             (["--strategy", "dca", "--events", "e.ndjson"], "--events needs --currency"),
         ] {
-            run = try runSentio(["backtest", data] + arguments)
+            run = try await runSentio(["backtest", data] + arguments)
             #expect(run.status == 2 && run.stderr.contains(fragment), "\(arguments): \(run.stderr)")
         }
     }

@@ -58,8 +58,8 @@ private struct StrictEvaluation: Decodable {
 
 @Suite("sentio evaluate")
 struct EvaluateCLITests {
-    @Test func jsonDecodesStrictlyAndMatchesTheLibrary() throws {
-        let run = try runSentio(["evaluate", sampleMarket, "--format", "json"])
+    @Test func jsonDecodesStrictlyAndMatchesTheLibrary() async throws {
+        let run = try await runSentio(["evaluate", sampleMarket, "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let json = try JSONDecoder().decode(StrictEvaluation.self, from: Data(run.stdout.utf8))
         let market = try OHLCVReader.readDirectory(sampleMarket)
@@ -78,10 +78,10 @@ struct EvaluateCLITests {
         #expect(!json.rollingInformationCoefficient.isEmpty)
     }
 
-    @Test func tableAndReport() throws {
+    @Test func tableAndReport() async throws {
         let directory = try temporaryDirectory("sentio-evaluate")
         let report = directory.appendingPathComponent("evaluation.html").path
-        let run = try runSentio(["evaluate", sampleMarket + "/TQQQ.csv", "--report", report])
+        let run = try await runSentio(["evaluate", sampleMarket + "/TQQQ.csv", "--report", report])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("always-buy") && run.stdout.contains("ECE") && run.stdout.contains("reliability"))
         let html = try String(contentsOfFile: report, encoding: .utf8)
@@ -89,7 +89,7 @@ struct EvaluateCLITests {
         #expect(!html.contains("placeholder"))
     }
 
-    @Test func badInputExitsTwo() throws {
+    @Test func badInputExitsTwo() async throws {
         let directory = try temporaryDirectory("sentio-evaluate-bad")
         let short = directory.appendingPathComponent("SHORT.csv").path
         let market = try OHLCVReader.readDirectory(sampleMarket)
@@ -101,11 +101,11 @@ struct EvaluateCLITests {
             ["evaluate", sampleMarket, "--horizon", "0"],
             ["evaluate"],
         ] {
-            let run = try runSentio(arguments)
+            let run = try await runSentio(arguments)
             #expect(run.status == 2, "\(arguments): \(run.stderr)")
             #expect(!run.stderr.isEmpty && run.stdout.isEmpty)
         }
-        let tooShort = try runSentio(["evaluate", short])
+        let tooShort = try await runSentio(["evaluate", short])
         #expect(tooShort.stderr.contains("nothing to evaluate"))
     }
 }

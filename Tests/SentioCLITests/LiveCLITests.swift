@@ -31,15 +31,10 @@ func startLive(_ arguments: [String], input: Any) throws -> (process: Process, s
 }
 
 /// Runs `sentio arguments...` to completion with `text` on standard input.
-func runLive(_ arguments: [String], input text: String) throws -> SentioRun {
+func runLive(_ arguments: [String], input text: String) async throws -> SentioRun {
     let file = try temporaryDirectory("sentio-live-input").appendingPathComponent("feed.ndjson")
     try Data(text.utf8).write(to: file)
-    let (process, stdout, stderr) = try startLive(arguments, input: try FileHandle(forReadingFrom: file))
-    process.waitUntilExit()
-    return SentioRun(
-        status: process.terminationStatus,
-        stdout: String(decoding: try Data(contentsOf: stdout), as: UTF8.self),
-        stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
+    return try await runSentio(arguments, stdin: file)
 }
 
 /// A generated minute market and its NDJSON feed lines, in timeline order.
@@ -60,15 +55,15 @@ struct LiveFinalState: Equatable {
     var portfolio: String
     var trades: String
 
-    init(db: String) throws {
-        func show(_ item: String) throws -> String {
-            let run = try runSentio(["live", "show", item, "--db", db])
+    init(db: String) async throws {
+        func show(_ item: String) async throws -> String {
+            let run = try await runSentio(["live", "show", item, "--db", db])
             #expect(run.status == 0, "live show \(item): \(run.stderr)")
             return run.stdout
         }
-        snapshot = try show("snapshot")
-        portfolio = try show("portfolio")
-        trades = try show("trades")
+        snapshot = try await show("snapshot")
+        portfolio = try await show("portfolio")
+        trades = try await show("trades")
     }
 }
 
@@ -96,7 +91,7 @@ struct LiveCLITests {
     /// Seeded: 24 SIGKILLs at random moments while the feed streams through a pipe; after each, the feed is sent
     /// again from a random point at or before the last committed bar (as a reconnecting feed does). The final
     /// state equals an uninterrupted run's, bit for bit, and the backtest's.
-    @Test func killedAndResumedRunsEndInTheUninterruptedState() throws {
+    @Test func killedAndResumedRunsEndInTheUninterruptedState() async throws {
         signal(SIGPIPE, SIG_IGN)
         var rng = SplitMix64(seed: 0x5EED_1313)
         let (series, lines) = try liveMarket(symbols: 3, bars: 240, seed: 11)
@@ -104,9 +99,9 @@ struct LiveCLITests {
         let arguments = ["live", "--symbols", symbols] + Self.rsiOptions + ["--snapshot-interval", "97"]
 
         let baselineDB = try temporaryDirectory("live-baseline").appendingPathComponent("s.sqlite").path
-        let baseline = try runLive(arguments + ["--db", baselineDB], input: lines.joined())
+        let baseline = try await runLive(arguments + ["--db", baselineDB], input: lines.joined())
         #expect(baseline.status == 0, "\(baseline.stderr)")
-        let expected = try LiveFinalState(db: baselineDB)
+        let expected = try await LiveFinalState(db: baselineDB)
 
         let db = try temporaryDirectory("live-killed").appendingPathComponent("s.sqlite").path
         var resumeFrom = 0
@@ -130,7 +125,7 @@ struct LiveCLITests {
                 position += size
             }
             let plan = pieces
-            nonisolated(unsafe) let writer = pipe.fileHandleForWriting
+            let writer = pipe.fileHandleForWriting
             let written = DispatchSemaphore(value: 0)
             let writing = Thread {
                 for (range, pause) in plan {
@@ -155,7 +150,7 @@ struct LiveCLITests {
                 }
             }
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            await exited(process)
             try? pipe.fileHandleForReading.close()  // no reader left: a blocked write fails (EPIPE) and the thread ends
             written.wait()
             try? pipe.fileHandleForWriting.close()
@@ -167,10 +162,10 @@ struct LiveCLITests {
             resumeFrom = Int(rng.next() % UInt64(committed + 1))
         }
         // The last run sends the rest of the feed and reaches its end.
-        let last = try runLive(arguments + ["--db", db], input: lines[resumeFrom...].joined())
+        let last = try await runLive(arguments + ["--db", db], input: lines[resumeFrom...].joined())
         #expect(last.status == 0, "\(last.stderr)")
         #expect(progressed.subtracting([0, Int64(lines.count)]).count >= 3, "the kills should land at many different points: \(progressed.sorted())")
-        let final = try LiveFinalState(db: db)
+        let final = try await LiveFinalState(db: db)
         #expect(final == expected)
         let backtest = try Self.backtestState(series)
         #expect(final.portfolio == backtest.portfolio)
@@ -182,7 +177,7 @@ struct LiveCLITests {
     /// delivered whole from a file and through a pipe in random pieces with random pauses give stdout byte for
     /// byte equal to `--no-pipelining` reading the file, and the same final state. A run whose input pipe stays
     /// open stops cleanly on SIGTERM with every event written.
-    @Test func pipelinedOutputIsTheSynchronousOutput() throws {
+    @Test func pipelinedOutputIsTheSynchronousOutput() async throws {
         signal(SIGPIPE, SIG_IGN)
         var rng = SplitMix64(seed: 0x13_91BE_11AE)
         for round in 0..<2 {
@@ -203,18 +198,18 @@ struct LiveCLITests {
             let arguments = ["live", "--symbols", symbols] + Self.rsiOptions + ["--snapshot-interval", "53"]
             let dir = try temporaryDirectory("live-pipelined")
             let referenceDB = dir.appendingPathComponent("reference.sqlite").path
-            let reference = try runLive(arguments + ["--db", referenceDB, "--no-pipelining"], input: String(decoding: feed, as: UTF8.self))
+            let reference = try await runLive(arguments + ["--db", referenceDB, "--no-pipelining"], input: String(decoding: feed, as: UTF8.self))
             #expect(reference.status == 0, "\(reference.stderr)")
             #expect(reference.stdout.contains("\"type\": \"fill\""), "the feed should trade")
             #expect(reference.stdout.contains("\"reason\": \"conflicting-bar\""))
             #expect(reference.stdout.contains("\"reason\": \"malformed-line\""))
-            let expected = try LiveFinalState(db: referenceDB)
+            let expected = try await LiveFinalState(db: referenceDB)
 
             let fromFileDB = dir.appendingPathComponent("file.sqlite").path
-            let fromFile = try runLive(arguments + ["--db", fromFileDB], input: String(decoding: feed, as: UTF8.self))
+            let fromFile = try await runLive(arguments + ["--db", fromFileDB], input: String(decoding: feed, as: UTF8.self))
             #expect(fromFile.status == 0, "\(fromFile.stderr)")
             #expect(fromFile.stdout == reference.stdout)
-            #expect(try LiveFinalState(db: fromFileDB) == expected)
+            await #expect(try LiveFinalState(db: fromFileDB) == expected)
 
             for run in 0..<3 {
                 let db = dir.appendingPathComponent("pipe\(run).sqlite").path
@@ -240,30 +235,30 @@ struct LiveCLITests {
                     while process.isRunning, Date() < deadline,
                         ((try? FileManager.default.attributesOfItem(atPath: stdout.path)[.size] as? Int) ?? 0) < reference.stdout.utf8.count
                     {
-                        usleep(2_000)
+                        try await Task.sleep(for: .milliseconds(2))  // a hang guard; the pool thread stays free
                     }
                     kill(process.processIdentifier, SIGTERM)
                 } else {
                     try writer.close()
                 }
-                process.waitUntilExit()
+                await exited(process)
                 if keepOpen { try writer.close() }
                 let errors = String(decoding: try Data(contentsOf: stderr), as: UTF8.self)
                 #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(errors)")
                 #expect(String(decoding: try Data(contentsOf: stdout), as: UTF8.self) == reference.stdout, "round \(round), run \(run)")
-                #expect(try LiveFinalState(db: db) == expected)
+                await #expect(try LiveFinalState(db: db) == expected)
             }
         }
     }
 
     /// Duplicate bars are no-ops; a conflicting bar is rejected and never replaces the stored one; a late bar is
     /// rejected; malformed lines are rejected naming their line; the session ends as if the bad lines were absent.
-    @Test func duplicateConflictingLateAndMalformedBars() throws {
+    @Test func duplicateConflictingLateAndMalformedBars() async throws {
         let (series, lines) = try liveMarket(symbols: 2, bars: 60, seed: 5)
         let symbols = series.map(\.symbol).joined(separator: ",")
         let arguments = ["live", "--symbols", symbols] + Self.rsiOptions
         let cleanDB = try temporaryDirectory("live-clean").appendingPathComponent("s.sqlite").path
-        #expect(try runLive(arguments + ["--db", cleanDB], input: lines.joined()).status == 0)
+        #expect(try await runLive(arguments + ["--db", cleanDB], input: lines.joined()).status == 0)
 
         var feed = Array(lines[0..<40])
         feed.append(lines[10])  // line 41: a duplicate of a stored bar
@@ -277,7 +272,7 @@ struct LiveCLITests {
         feed.append(#"{"symbol":"X","timestamp":"2024-01-02T09:30:00Z","open":10,"high":10,"low":10,"close":10}"# + "\n")  // line 46
         feed += lines[40...]
         let db = try temporaryDirectory("live-bad").appendingPathComponent("s.sqlite").path
-        let run = try runLive(arguments + ["--db", db], input: feed.joined())
+        let run = try await runLive(arguments + ["--db", db], input: feed.joined())
         #expect(run.status == 0, "\(run.stderr)")
 
         let rejected = try run.stdout.split(separator: "\n").compactMap {
@@ -295,7 +290,7 @@ struct LiveCLITests {
         #expect(rejected.count == 5, "\(rejected)")
         #expect(run.stderr.contains("1 duplicates"), "\(run.stderr)")
         // The stored bar was kept: the final state is the clean run's.
-        #expect(try LiveFinalState(db: db) == LiveFinalState(db: cleanDB))
+        await #expect(try LiveFinalState(db: db) == LiveFinalState(db: cleanDB))
         // Every rejection was journaled before it was published.
         let journal = try LiveJournal(database: try SentioDatabase(path: db, mode: .existingOnly))
         #expect(try journal.events().filter { $0.type == "rejected" }.count == 5)
@@ -303,40 +298,40 @@ struct LiveCLITests {
 
     /// Continuing with other options is an error naming what differs; --reset starts over with them, keeping the
     /// bars, and ends where a fresh session with those options ends.
-    @Test func configurationMismatchIsAnErrorAndResetStartsOver() throws {
+    @Test func configurationMismatchIsAnErrorAndResetStartsOver() async throws {
         let (series, lines) = try liveMarket(symbols: 2, bars: 50, seed: 9)
         let symbols = series.map(\.symbol).joined(separator: ",")
         let base = ["live", "--symbols", symbols] + Self.rsiOptions
         let db = try temporaryDirectory("live-config").appendingPathComponent("s.sqlite").path
-        #expect(try runLive(base + ["--db", db], input: lines.joined()).status == 0)
+        #expect(try await runLive(base + ["--db", db], input: lines.joined()).status == 0)
 
         let changed = base + ["--capital", "50000", "--fill", "close", "--db", db]
-        let mismatch = try runLive(changed, input: "")
+        let mismatch = try await runLive(changed, input: "")
         #expect(mismatch.status == 2)
         #expect(mismatch.stderr.contains("initialCapital: stored 100000.0, given 50000.0"), "\(mismatch.stderr)")
         #expect(mismatch.stderr.contains("fill: stored next-open, given close"), "\(mismatch.stderr)")
         #expect(mismatch.stderr.contains("--reset"))
-        let otherUniverse = try runLive(["live", "--symbols", "TQQQ"] + Self.rsiOptions + ["--db", db], input: "")
+        let otherUniverse = try await runLive(["live", "--symbols", "TQQQ"] + Self.rsiOptions + ["--db", db], input: "")
         #expect(otherUniverse.status == 2)
         #expect(otherUniverse.stderr.contains("universe: stored \(symbols), given TQQQ"), "\(otherUniverse.stderr)")
 
-        let reset = try runLive(changed + ["--reset"], input: "")
+        let reset = try await runLive(changed + ["--reset"], input: "")
         #expect(reset.status == 0, "\(reset.stderr)")
         let fresh = try temporaryDirectory("live-config-fresh").appendingPathComponent("s.sqlite").path
-        #expect(try runLive(base + ["--capital", "50000", "--fill", "close", "--db", fresh], input: lines.joined()).status == 0)
-        #expect(try LiveFinalState(db: db) == LiveFinalState(db: fresh))
+        #expect(try await runLive(base + ["--capital", "50000", "--fill", "close", "--db", fresh], input: lines.joined()).status == 0)
+        await #expect(try LiveFinalState(db: db) == LiveFinalState(db: fresh))
         // Continuing now needs the new options.
-        #expect(try runLive(base + ["--db", db], input: "").status == 2)
-        #expect(try runLive(changed, input: "").status == 0)
+        #expect(try await runLive(base + ["--db", db], input: "").status == 2)
+        #expect(try await runLive(changed, input: "").status == 0)
     }
 
     /// `sentio generate --format ndjson | sentio live`: the documented demo, with the default strategy (the signal
     /// model), ends where the backtest ends on the same generated files.
-    @Test func generatedNDJSONFeedsLive() throws {
-        let generated = try runSentio(["generate", "--symbols", "2", "--bars", "400", "--freq", "minute", "--seed", "3", "--format", "ndjson"])
+    @Test func generatedNDJSONFeedsLive() async throws {
+        let generated = try await runSentio(["generate", "--symbols", "2", "--bars", "400", "--freq", "minute", "--seed", "3", "--format", "ndjson"])
         #expect(generated.status == 0, "\(generated.stderr)")
         let dir = try temporaryDirectory("live-generate")
-        let csv = try runSentio(["generate", "--symbols", "2", "--bars", "400", "--freq", "minute", "--seed", "3", "--out", dir.path])
+        let csv = try await runSentio(["generate", "--symbols", "2", "--bars", "400", "--freq", "minute", "--seed", "3", "--out", dir.path])
         #expect(csv.status == 0)
         let series = try MarketGenerator(config: MarketConfig(
             symbols: MarketConfig.firstSymbols(2), bars: 400, frequency: .minute, seed: 3,
@@ -351,7 +346,7 @@ struct LiveCLITests {
             #expect(source[bar: k / 2] == bar.bar)
         }
         let db = dir.appendingPathComponent("s.sqlite").path
-        let run = try runLive(["live", "--db", db, "--symbols", "TQQQ,SQQQ"], input: generated.stdout)
+        let run = try await runLive(["live", "--db", db, "--symbols", "TQQQ,SQQQ"], input: generated.stdout)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains(#""type": "signal_update""#))
         let configuration = BacktestConfiguration(
@@ -359,18 +354,18 @@ struct LiveCLITests {
             sizing: .equalWeight(maxPositions: 2))
         let result = try Backtest(configuration).run(
             try SignalStrategy.sentio(config: SignalModelConfig()), on: try Market(series))
-        let portfolio = try runSentio(["live", "show", "portfolio", "--db", db])
+        let portfolio = try await runSentio(["live", "show", "portfolio", "--db", db])
         #expect(portfolio.stdout == (try APIJSON.encode(BacktestContracts.portfolio(result, recentTrades: 10, exchangeTimeZone: .newYork))))
     }
 
     /// --follow DIR: rows appended to per-symbol CSV files are picked up; SIGTERM ends the run cleanly (exit 0,
     /// journal flushed) and the state equals a stdin run on the same bars.
-    @Test func followingCSVFilesUntilSIGTERM() throws {
+    @Test func followingCSVFilesUntilSIGTERM() async throws {
         let (series, lines) = try liveMarket(symbols: 2, bars: 60, seed: 21)
         let symbols = series.map(\.symbol).joined(separator: ",")
         let arguments = ["live", "--symbols", symbols] + Self.rsiOptions
         let stdinDB = try temporaryDirectory("live-follow-stdin").appendingPathComponent("s.sqlite").path
-        #expect(try runLive(arguments + ["--db", stdinDB], input: lines.joined()).status == 0)
+        #expect(try await runLive(arguments + ["--db", stdinDB], input: lines.joined()).status == 0)
 
         let dir = try temporaryDirectory("live-follow")
         let db = dir.appendingPathComponent("s.sqlite").path
@@ -401,9 +396,9 @@ struct LiveCLITests {
             waited += 1
         }
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        await exited(process)
         let errors = String(decoding: try Data(contentsOf: stderr), as: UTF8.self)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(errors)")
-        #expect(try LiveFinalState(db: db) == LiveFinalState(db: stdinDB))
+        await #expect(try LiveFinalState(db: db) == LiveFinalState(db: stdinDB))
     }
 }

@@ -37,89 +37,89 @@ private func leftovers(in folder: URL) throws -> [String] {
 @Suite("Command outputs are all-or-nothing", .serialized)
 struct OutputAtomicityTests {
     /// Runs a backtest writing the four outputs into a fresh folder; returns their contents.
-    static func reference(commission: String) throws -> [String: Data?] {
+    static func reference(commission: String) async throws -> [String: Data?] {
         let folder = try temporaryDirectory("sentio-reference")
-        let run = try runSentio(["backtest", goog, "--strategy", "rsi", "--commission", commission] + outputArguments(folder))
+        let run = try await runSentio(["backtest", goog, "--strategy", "rsi", "--commission", commission] + outputArguments(folder))
         #expect(run.status == 0, "\(run.stderr)")
         return outputs(in: folder)
     }
 
     @Test("a failing --save (the store is not a database) leaves no output file and no temporary file")
-    func failingSaveWritesNothing() throws {
+    func failingSaveWritesNothing() async throws {
         let folder = try temporaryDirectory("sentio-failing-save")
         let db = folder.appendingPathComponent("not-a-store.sqlite")
         try Data(repeating: 0x41, count: 4096).write(to: db)
-        let run = try runSentio(["backtest", goog, "--strategy", "rsi", "--save", "--db", db.path] + outputArguments(folder))
+        let run = try await runSentio(["backtest", goog, "--strategy", "rsi", "--save", "--db", db.path] + outputArguments(folder))
         #expect(run.status == 2)
         #expect(run.stderr.contains("not an SQLite database"))
         #expect(outputs(in: folder).values.allSatisfy { $0 == nil })
         #expect(try leftovers(in: folder).isEmpty)
 
         // Same with old outputs present: they stay exactly as they were.
-        let old = try Self.reference(commission: "0.002")
+        let old = try await Self.reference(commission: "0.002")
         for (name, data) in old { try data!.write(to: folder.appendingPathComponent(name)) }
-        let again = try runSentio(["backtest", goog, "--strategy", "rsi", "--save", "--db", db.path] + outputArguments(folder))
+        let again = try await runSentio(["backtest", goog, "--strategy", "rsi", "--save", "--db", db.path] + outputArguments(folder))
         #expect(again.status == 2)
         #expect(outputs(in: folder) == old)
         #expect(try leftovers(in: folder).isEmpty)
     }
 
     @Test("signals --output with a failing --save writes no file")
-    func signalsFailingSave() throws {
+    func signalsFailingSave() async throws {
         let folder = try temporaryDirectory("sentio-signals-save")
         let db = folder.appendingPathComponent("dir.sqlite")
         try FileManager.default.createDirectory(at: db, withIntermediateDirectories: true)
         let out = folder.appendingPathComponent("signals.json")
-        let run = try runSentio(["signals", goog, "--output", out.path, "--save", "--db", db.path])
+        let run = try await runSentio(["signals", goog, "--output", out.path, "--save", "--db", db.path])
         #expect(run.status == 2, "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
         #expect(try leftovers(in: folder).isEmpty)
     }
 
     @Test("killed after writing its temporary files: old outputs intact; the next run removes the stale files")
-    func crashBeforeCommit() throws {
-        let old = try Self.reference(commission: "0.002"), new = try Self.reference(commission: "0.001")
+    func crashBeforeCommit() async throws {
+        let old = try await Self.reference(commission: "0.002"), new = try await Self.reference(commission: "0.001")
         #expect(old != new)
         let folder = try temporaryDirectory("sentio-crash-staged")
         for (name, data) in old { try data!.write(to: folder.appendingPathComponent(name)) }
         var environment = ProcessInfo.processInfo.environment
         environment["SENTIO_TEST_CRASH_AT"] = "staged"
-        let crashed = try runSentio(
+        let crashed = try await runSentio(
             ["backtest", goog, "--strategy", "rsi", "--commission", "0.001"] + outputArguments(folder), environment: environment)
         #expect(crashed.status != 0)
         #expect(outputs(in: folder) == old)
         #expect(try leftovers(in: folder).count == 4)  // the stale temporary files of the killed process
 
         // The next command writing into the folder removes them (their process is gone).
-        let next = try runSentio(["signals", goog, "--output", folder.appendingPathComponent("s.json").path])
+        let next = try await runSentio(["signals", goog, "--output", folder.appendingPathComponent("s.json").path])
         #expect(next.status == 0, "\(next.stderr)")
         #expect(try leftovers(in: folder).isEmpty)
         #expect(outputs(in: folder) == old)
     }
 
     @Test("killed between renames: the next run completes the commit, so the outputs are all new")
-    func crashDuringRenames() throws {
-        let old = try Self.reference(commission: "0.002"), new = try Self.reference(commission: "0.001")
+    func crashDuringRenames() async throws {
+        let old = try await Self.reference(commission: "0.002"), new = try await Self.reference(commission: "0.001")
         let folder = try temporaryDirectory("sentio-crash-renamed")
         for (name, data) in old { try data!.write(to: folder.appendingPathComponent(name)) }
         var environment = ProcessInfo.processInfo.environment
         environment["SENTIO_TEST_CRASH_AT"] = "renamed"
-        let crashed = try runSentio(
+        let crashed = try await runSentio(
             ["backtest", goog, "--strategy", "rsi", "--commission", "0.001"] + outputArguments(folder), environment: environment)
         #expect(crashed.status != 0)
         let mixed = outputs(in: folder)
         #expect(mixed != old && mixed != new)  // one file renamed, three not yet
         #expect(try leftovers(in: folder).contains { $0.hasPrefix(".sentio-commit-") })
 
-        let next = try runSentio(["signals", goog, "--output", folder.appendingPathComponent("s.json").path])
+        let next = try await runSentio(["signals", goog, "--output", folder.appendingPathComponent("s.json").path])
         #expect(next.status == 0, "\(next.stderr)")
         #expect(outputs(in: folder) == new)
         #expect(try leftovers(in: folder).isEmpty)
     }
 
     @Test("SIGKILL at seeded random moments: after the next run the outputs are all old or all new, no stale files")
-    func randomKills() throws {
-        let old = try Self.reference(commission: "0.002"), new = try Self.reference(commission: "0.001")
+    func randomKills() async throws {
+        let old = try await Self.reference(commission: "0.002"), new = try await Self.reference(commission: "0.001")
         var rng = SplitMix64(seed: 0x5E57)
         var seen: Set<String> = []
         for round in 0..<8 {
@@ -129,9 +129,9 @@ struct OutputAtomicityTests {
                 ["backtest", goog, "--strategy", "rsi", "--commission", "0.001"] + outputArguments(folder))
             usleep(UInt32.random(in: 0...1_500_000, using: &rng))
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            await exited(process)
             // Recovery is done by the next command writing into the folder.
-            let next = try runSentio(["signals", goog, "--output", folder.appendingPathComponent("s.json").path])
+            let next = try await runSentio(["signals", goog, "--output", folder.appendingPathComponent("s.json").path])
             #expect(next.status == 0, "\(next.stderr)")
             let state = outputs(in: folder)
             #expect(state == old || state == new, "round \(round): a mix of old and new outputs")
@@ -145,8 +145,8 @@ struct OutputAtomicityTests {
 @Suite("Negative option values")
 struct NegativeOptionTests {
     /// Every option of every command, from ArgumentParser's own description of the command line.
-    static func options(of command: [String]) throws -> [(name: String, valueName: String)] {
-        let run = try runSentio(command + ["--experimental-dump-help"])
+    static func options(of command: [String]) async throws -> [(name: String, valueName: String)] {
+        let run = try await runSentio(command + ["--experimental-dump-help"])
         let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
         let arguments = (json["command"] as! [String: Any])["arguments"] as? [[String: Any]] ?? []
         return arguments.compactMap { argument in
@@ -164,7 +164,7 @@ struct NegativeOptionTests {
     ]
 
     @Test("every numeric option of every command given a negative value (spaced and with =) says what it must be")
-    func everyNumericOption() throws {
+    func everyNumericOption() async throws {
         let folder = try temporaryDirectory("sentio-negative")
         let flows = folder.appendingPathComponent("flows.csv")
         try "date,amount\n2020-01-01,-100\n2021-01-01,110\n".write(to: flows, atomically: true, encoding: .utf8)
@@ -177,7 +177,7 @@ struct NegativeOptionTests {
         ]
         var checked = 0
         for (command, base) in commands {
-            for option in try Self.options(of: command)
+            for option in try await Self.options(of: command)
             where Self.numericValueNames.contains(option.valueName)
                 || Self.numericNames[command.joined(separator: " "), default: []].contains(option.name)
             {
@@ -190,7 +190,7 @@ struct NegativeOptionTests {
                     baseWithout = ["csv", "--size", "1000"]
                 }
                 for form in [["--\(option.name)", "-5"], ["--\(option.name)=-5"]] {
-                    let run = try runSentio(command + baseWithout + context + form, in: folder)
+                    let run = try await runSentio(command + baseWithout + context + form, in: folder)
                     let label = "\(command.joined(separator: " ")) \(form.joined(separator: " "))"
                     #expect(!run.stderr.contains("Missing value"), "\(label): \(run.stderr)")
                     #expect(run.status == 2, "\(label): exit \(run.status), \(run.stderr)")
@@ -218,12 +218,12 @@ struct NegativeOptionTests {
     }
 
     @Test("a negative value of an option that accepts one works spaced as with =")
-    func negativeAllowed() throws {
+    func negativeAllowed() async throws {
         let folder = try temporaryDirectory("sentio-negative-ok")
         let flows = folder.appendingPathComponent("flows.csv")
         try "date,amount\n2020-01-01,-100\n2021-01-01,110\n".write(to: flows, atomically: true, encoding: .utf8)
-        let spaced = try runSentio(["xirr", flows.path, "--guess", "-0.5"])
-        let joined = try runSentio(["xirr", flows.path, "--guess=-0.5"])
+        let spaced = try await runSentio(["xirr", flows.path, "--guess", "-0.5"])
+        let joined = try await runSentio(["xirr", flows.path, "--guess=-0.5"])
         #expect(spaced.status == 0, "\(spaced.stderr)")
         #expect(spaced.stdout == joined.stdout)
     }

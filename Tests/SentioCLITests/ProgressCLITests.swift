@@ -7,7 +7,7 @@ import Testing
 @Suite("progress on a terminal")
 struct ProgressCLITests {
     /// `sentio arguments` on a pseudo-terminal: everything the terminal received (`\r\n` line ends), and the status.
-    static func onTerminal(_ arguments: [String]) throws -> (screen: String, status: Int32) {
+    static func onTerminal(_ arguments: [String]) async throws -> (screen: String, status: Int32) {
         let sentio = try sentioExecutable.get().path
         let command = ([sentio] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let process = Process()
@@ -20,7 +20,7 @@ struct ProgressCLITests {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        await await exited(process)
         return (String(decoding: try Data(contentsOf: output), as: UTF8.self), process.terminationStatus)
     }
 
@@ -30,12 +30,12 @@ struct ProgressCLITests {
         (["backtest", "Data/market", "--format", "json"], ["reading", "indicators and signals", "simulation", "writing"]),
         (["evaluate", "Data/market", "--format", "json"], ["reading", "model and scoring", "writing"]),
     ])
-    func phasesThenCleanOutput(arguments: [String], phases: [String]) throws {
+    func phasesThenCleanOutput(arguments: [String], phases: [String]) async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
             Issue.record("util-linux `script` is missing: the progress line cannot be checked on a terminal")
             return
         }
-        let (screen, status) = try Self.onTerminal(arguments)
+        let (screen, status) = try await Self.onTerminal(arguments)
         #expect(status == 0, "\(screen.suffix(400))")
         let command = arguments[0]
         var position = screen.startIndex
@@ -57,7 +57,7 @@ struct ProgressCLITests {
         let object = try JSONSerialization.jsonObject(with: Data(rest[jsonStart...].utf8)) as? [String: Any]
         #expect(object != nil, "the result is intact JSON")
         // Not a terminal: no progress line.
-        let plain = try runSentio(arguments)
+        let plain = try await runSentio(arguments)
         #expect(plain.status == 0)
         #expect(!plain.stderr.contains("[1/\(phases.count)]"), "\(plain.stderr.prefix(300))")
         #expect(!plain.stderr.contains(clear))

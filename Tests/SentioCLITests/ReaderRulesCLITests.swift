@@ -17,68 +17,68 @@ struct ReaderRulesCLITests {
     }
 
     @Test("text after a closing quote: xirr, indicators and signals stop with exit 2 naming line and field")
-    func quotes() throws {
+    func quotes() async throws {
         let directory = try temporaryDirectory("cli-quotes")
         let flows = try write("date,amount\n2020-01-01,-100\n2021-01-01,\"50\"0\n", "q.csv", in: directory)
-        let xirr = try runSentio(["xirr", flows])
+        let xirr = try await runSentio(["xirr", flows])
         #expect(xirr.status == 2 && xirr.stdout.isEmpty)
         #expect(xirr.stderr.contains("q.csv line 3, field 'amount': text after a closing quote"), "\(xirr.stderr)")
         let bars = try write(header + "2023-01-02,\"1.\"5,2,1,1.5,10\n", "O.csv", in: directory)
         for command in ["indicators", "signals"] {
-            let run = try runSentio([command, bars])
+            let run = try await runSentio([command, bars])
             #expect(run.status == 2, "\(command)")
             #expect(run.stderr.contains("O.csv:2: field 'open': text after a closing quote"), "\(command): \(run.stderr)")
         }
     }
 
     @Test("a zero price is rejected by every command with the file and line, not a 0-based bar")
-    func zeroPrice() throws {
+    func zeroPrice() async throws {
         let directory = try temporaryDirectory("cli-zero")
         var rows = ""
         for day in 0..<40 { rows += "\(1_672_617_600 + day * 86_400),10,11,9,10.5,100\n" }
         rows += "\(1_672_617_600 + 40 * 86_400),0,11,0,10.5,100\n"
         let path = try write(header + rows, "ZERO.csv", in: directory)
         for arguments in [["indicators", path], ["signals", path], ["backtest", path]] {
-            let run = try runSentio(arguments)
+            let run = try await runSentio(arguments)
             #expect(run.status == 2, "\(arguments[0])")
             #expect(run.stderr.contains("ZERO.csv:42: field 'open': price 0.0 is not positive"), "\(arguments[0]): \(run.stderr)")
         }
     }
 
     @Test("years outside 0001-9999: epoch seconds rejected, generate refuses a start that runs past 9999-12-31")
-    func years() throws {
+    func years() async throws {
         let directory = try temporaryDirectory("cli-years")
         let path = try write(header + "-62135596801,1,2,1,1.5,10\n", "E.csv", in: directory)
-        let run = try runSentio(["indicators", path])
+        let run = try await runSentio(["indicators", path])
         #expect(run.status == 2 && run.stderr.contains("outside the years 0001-9999"), "\(run.stderr)")
-        let generate = try runSentio(["generate", "--start", "9999-12-30", "--out", directory.appendingPathComponent("g").path])
+        let generate = try await runSentio(["generate", "--start", "9999-12-30", "--out", directory.appendingPathComponent("g").path])
         #expect(generate.status == 2 && generate.stderr.contains("past 9999-12-31"), "\(generate.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("g").path))
         // What generate accepts, its own reader reads.
         let out = directory.appendingPathComponent("ok").path
-        let fits = try runSentio(["generate", "--start", "9999-12-29", "--bars", "3", "--symbols", "TQQQ", "--out", out])
+        let fits = try await runSentio(["generate", "--start", "9999-12-29", "--bars", "3", "--symbols", "TQQQ", "--out", out])
         #expect(fits.status == 0, "\(fits.stderr)")
-        let back = try runSentio(["indicators", out + "/TQQQ.csv"])
+        let back = try await runSentio(["indicators", out + "/TQQQ.csv"])
         #expect(back.status == 0 && back.stdout.contains("9999-12-31T00:00:00Z"), "\(back.stderr)")
     }
 
     @Test("text files: a directory, a non-UTF-8 file and /dev/null are named with the problem in words")
-    func textFiles() throws {
+    func textFiles() async throws {
         let directory = try temporaryDirectory("cli-text")
-        let asDirectory = try runSentio(["xirr", directory.path])
+        let asDirectory = try await runSentio(["xirr", directory.path])
         #expect(asDirectory.status == 2 && asDirectory.stderr.contains("\(directory.path): is a directory, not a file"), "\(asDirectory.stderr)")
         #expect(!asDirectory.stderr.contains("NSCocoaErrorDomain"))
         let latin1 = directory.appendingPathComponent("l.csv")
         try Data(Array("date,amount\n2020-01-01,-100\n2021-01-01,5 caf".utf8) + [0xE9, 0x0A]).write(to: latin1)
-        let bad = try runSentio(["xirr", latin1.path])
+        let bad = try await runSentio(["xirr", latin1.path])
         #expect(bad.status == 2 && bad.stderr.contains("cannot read cash-flow file \(latin1.path) line 3: not UTF-8 text"), "\(bad.stderr)")
-        let empty = try runSentio(["xirr", "/dev/null"])
+        let empty = try await runSentio(["xirr", "/dev/null"])
         #expect(empty.status == 2 && empty.stderr.contains("/dev/null: empty file"), "\(empty.stderr)")
         #expect(!empty.stderr.contains("permission"))
     }
 
     @Test("--lenient: one 2033 row among 504 costs one row; --rejects lists every skipped line; summary on stderr")
-    func lenient() throws {
+    func lenient() async throws {
         let directory = try temporaryDirectory("cli-lenient")
         let generator = try MarketGenerator(config: MarketConfig(symbols: ["TQQQ"], bars: 504, seed: 3))
         var lines = String(decoding: OHLCVWriter.encode(generator.generate()[0]), as: UTF8.self)
@@ -89,7 +89,7 @@ struct ReaderRulesCLITests {
         let path = try write(lines.joined(separator: "\n") + "\n", "TQQQ.csv", in: directory)
         let rejects = directory.appendingPathComponent("rejects.csv").path
         let out = directory.appendingPathComponent("ind.csv").path
-        let run = try runSentio(["indicators", path, "--lenient", "--rejects", rejects, "--output", out])
+        let run = try await runSentio(["indicators", path, "--lenient", "--rejects", rejects, "--output", out])
         #expect(run.status == 0, "\(run.stderr)")
         let written = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         #expect(written.count == 1 + 504 - 13)
@@ -101,14 +101,14 @@ struct ReaderRulesCLITests {
         #expect(run.stderr.contains("... and 8 more (all listed in \(rejects))"), "\(run.stderr)")
         // The same through import and signals.
         let db = directory.appendingPathComponent("s.sqlite").path
-        let imported = try runSentio(["import", path, "--db", db, "--lenient", "--rejects", rejects + ".2"])
+        let imported = try await runSentio(["import", path, "--db", db, "--lenient", "--rejects", rejects + ".2"])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(try String(contentsOfFile: rejects + ".2", encoding: .utf8) == rejected.joined(separator: "\n") + "\n")
-        let signals = try runSentio(["signals", path, "--lenient", "--rejects", rejects + ".3"])
+        let signals = try await runSentio(["signals", path, "--lenient", "--rejects", rejects + ".3"])
         #expect(signals.status == 0, "\(signals.stderr)")
         #expect(try String(contentsOfFile: rejects + ".3", encoding: .utf8) == rejected.joined(separator: "\n") + "\n")
         // --rejects needs --lenient.
-        let strict = try runSentio(["indicators", path, "--rejects", rejects])
+        let strict = try await runSentio(["indicators", path, "--rejects", rejects])
         #expect(strict.status == 2 && strict.stderr.contains("--rejects needs --lenient"))
     }
 }

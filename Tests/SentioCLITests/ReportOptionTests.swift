@@ -13,10 +13,10 @@ private func statValue(_ html: String, _ key: String) -> String? {
 @Suite("--report PATH.html on sentio fund and sentio backtest")
 struct ReportOptionTests {
     @Test("sentio fund --report writes the HTML report beside the JSON, with the same figures")
-    func fundReport() throws {
+    func fundReport() async throws {
         let dir = try temporaryDirectory()
         let path = dir.appendingPathComponent("funds.html").path
-        let run = try runSentio(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv",
+        let run = try await runSentio(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv",
                                           "--index", "Data/funds/index.csv", "--format", "json", "--report", path])
         #expect(run.status == 0, "\(run.stderr)")
         let html = try String(contentsOfFile: path, encoding: .utf8)
@@ -38,17 +38,17 @@ struct ReportOptionTests {
     }
 
     @Test("An unwritable report path is a usage error (exit 2) naming the path")
-    func unwritable() throws {
-        let run = try runSentio(["fund", "Data/funds/events.csv", "--report", "/nonexistent-dir/r.html"])
+    func unwritable() async throws {
+        let run = try await runSentio(["fund", "Data/funds/events.csv", "--report", "/nonexistent-dir/r.html"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("/nonexistent-dir/r.html"))
     }
 
     @Test("sentio backtest --report: headline equals the JSON, every symbol charted, closed trades show signal levels")
-    func backtestReport() throws {
+    func backtestReport() async throws {
         let dir = try temporaryDirectory()
         let path = dir.appendingPathComponent("run.html").path
-        let run = try runSentio(["backtest", "--format", "json", "--report", path])
+        let run = try await runSentio(["backtest", "--format", "json", "--report", path])
         #expect(run.status == 0, "\(run.stderr)")
         let html = try String(contentsOfFile: path, encoding: .utf8)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
@@ -58,7 +58,7 @@ struct ReportOptionTests {
             expectClose(shown, expected, relative: 1e-12)
         }
         // Recording the levels for the report does not change the run.
-        let plain = try runSentio(["backtest", "--format", "json"])
+        let plain = try await runSentio(["backtest", "--format", "json"])
         let plainJSON = try #require(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
         #expect(plainJSON["finalEquity"] as? Double == json["finalEquity"] as? Double)
         #expect(plainJSON["tradeCount"] as? Int == json["tradeCount"] as? Int)
@@ -77,18 +77,18 @@ struct ReportOptionTests {
     }
 
     @Test("--report and --trades on the same file is a usage error")
-    func sameFile() throws {
-        let run = try runSentio(["backtest", "--trades", "/tmp/x.csv", "--report", "/tmp/x.csv"])
+    func sameFile() async throws {
+        let run = try await runSentio(["backtest", "--trades", "/tmp/x.csv", "--report", "/tmp/x.csv"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--report"))
     }
 
     @Test("A relative report path is written, and written again over an existing report")
-    func relativePathReplaced() throws {
+    func relativePathReplaced() async throws {
         let name = ".build/report-option-test-\(UUID().uuidString).html"
         defer { try? FileManager.default.removeItem(at: repositoryRoot.appendingPathComponent(name)) }
         for asOf in ["2020-12-31", "2024-12-31"] {
-            let run = try runSentio(["fund", "Data/funds/events.csv", "--as-of", asOf, "--report", name])
+            let run = try await runSentio(["fund", "Data/funds/events.csv", "--as-of", asOf, "--report", name])
             #expect(run.status == 0, "\(run.stderr)")
             let html = try String(contentsOf: repositoryRoot.appendingPathComponent(name), encoding: .utf8)
             #expect(html.contains("as of \(asOf)"))

@@ -12,8 +12,8 @@ private let sampleMarket = repositoryRoot.appendingPathComponent("Data/market").
 
 @Suite("sentio signals")
 struct SignalsCLITests {
-    @Test func latestSignalsForTheSampleMarket() throws {
-        let run = try runSentio(["signals", sampleMarket])
+    @Test func latestSignalsForTheSampleMarket() async throws {
+        let run = try await runSentio(["signals", sampleMarket])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let signals = try #require(object["signals"] as? [[String: Any]])
@@ -34,7 +34,7 @@ struct SignalsCLITests {
             #expect(entry["recommendation"] as? String == SignalText.recommendation(for: expected, config: SignalModelConfig()))
         }
         // The default input is Data/market.
-        let implicit = try runSentio(["signals"])
+        let implicit = try await runSentio(["signals"])
         #expect(implicit.status == 0 && implicit.stdout == run.stdout)
     }
 
@@ -97,12 +97,12 @@ struct SignalsCLITests {
     /// The warm-up rule of the model: the first signal is at bar index `firstSignalIndex` =
     /// featureLookback + horizon + regressionWindow − 1, so n bars leave `firstSignalIndex + 1 − n` to go.
     @Test(arguments: [1, 2, 37, 144])
-    func warmingUpSymbolsListBarsRemaining(bars: Int) throws {
+    func warmingUpSymbolsListBarsRemaining(bars: Int) async throws {
         let directory = try temporaryDirectory()
         let source = try OHLCVReader.read(path: repositoryRoot.appendingPathComponent("Data/market/TQQQ.csv").path)
         let short = directory.appendingPathComponent("SHORT.csv")
         try OHLCVWriter.write(source.prefix(bars), to: short.path)
-        let run = try runSentio(["signals", sampleMarket + "/SQQQ.csv", short.path])
+        let run = try await runSentio(["signals", sampleMarket + "/SQQQ.csv", short.path])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let warming = try #require(object["warmingUp"] as? [[String: Any]])
@@ -117,13 +117,13 @@ struct SignalsCLITests {
         if bars == needed - 1 {
             let full = directory.appendingPathComponent("FULL.csv")
             try OHLCVWriter.write(source.prefix(needed), to: full.path)
-            let ready = try runSentio(["signals", full.path])
+            let ready = try await runSentio(["signals", full.path])
             #expect(ready.stdout.contains(#""warmingUp": []"#), "\(ready.stdout)")
         }
     }
 
-    @Test func detailOfAShippedAndAnUnnamedSymbol() throws {
-        let run = try runSentio(["signals", sampleMarket, "--detail", "sqqq", "--last", "3"])
+    @Test func detailOfAShippedAndAnUnnamedSymbol() async throws {
+        let run = try await runSentio(["signals", sampleMarket, "--detail", "sqqq", "--last", "3"])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(object["symbol"] as? String == "SQQQ" && object["name"] as? String == "Nasdaq 3x Bear")
@@ -136,21 +136,21 @@ struct SignalsCLITests {
         let directory = try temporaryDirectory()
         let other = directory.appendingPathComponent("ZZZ.csv")
         try OHLCVWriter.write(series, to: other.path)
-        let unnamed = try runSentio(["signals", other.path, "--detail", "ZZZ", "--last", "1"])
+        let unnamed = try await runSentio(["signals", other.path, "--detail", "ZZZ", "--last", "1"])
         #expect(unnamed.status == 0 && unnamed.stdout.contains(#""name": "ZZZ""#), "\(unnamed.stderr)")
         // A metadata file names it.
         let metadata = directory.appendingPathComponent("names.csv")
         try Data("name,symbol\n\"Zed, Inc.\",ZZZ\n".utf8).write(to: metadata)
-        let named = try runSentio(["signals", other.path, "--detail", "ZZZ", "--last", "1", "--metadata", metadata.path])
+        let named = try await runSentio(["signals", other.path, "--detail", "ZZZ", "--last", "1", "--metadata", metadata.path])
         #expect(named.status == 0 && named.stdout.contains(#""name": "Zed, Inc.""#), "\(named.stderr)")
         // Still warming up: no detail, exit 2.
         let short = directory.appendingPathComponent("TQQQ.csv")
         try OHLCVWriter.write(series.prefix(10), to: short.path)
-        let warming = try runSentio(["signals", short.path, "--detail", "TQQQ"])
+        let warming = try await runSentio(["signals", short.path, "--detail", "TQQQ"])
         #expect(warming.status == 2 && warming.stderr.contains("warming up"), "\(warming.stderr)")
     }
 
-    @Test func instrumentNamesAreStoredOnImportAndOverridable() throws {
+    @Test func instrumentNamesAreStoredOnImportAndOverridable() async throws {
         let directory = try temporaryDirectory()
         let db = directory.appendingPathComponent("s.sqlite").path
         let data = directory.appendingPathComponent("data")
@@ -161,39 +161,39 @@ struct SignalsCLITests {
         try FileManager.default.copyItem(atPath: sampleMarket + "/TNA.csv", toPath: data.appendingPathComponent("ABC.csv").path)
         let metadata = directory.appendingPathComponent("names.csv")
         try Data("symbol,name\nSOXL,My Chips\nABC, Alphabet Soup \n".utf8).write(to: metadata)
-        let imported = try runSentio(["import", data.path, "--db", db, "--metadata", metadata.path])
+        let imported = try await runSentio(["import", data.path, "--db", db, "--metadata", metadata.path])
         #expect(imported.status == 0, "\(imported.stderr)")
         let store = try SentioDatabase(path: db, mode: .readOnly)
         let names = Dictionary(uniqueKeysWithValues: try store.instruments().map { ($0.symbol, $0.name) })
         #expect(names == ["ABC": "Alphabet Soup", "SOXL": "My Chips", "TQQQ": "Nasdaq 3x Bull"])
         for (symbol, name) in [("TQQQ", "Nasdaq 3x Bull"), ("SOXL", "My Chips"), ("ABC", "Alphabet Soup")] {
-            let run = try runSentio(["signals", "--db", db, "--detail", symbol, "--last", "1"])
+            let run = try await runSentio(["signals", "--db", db, "--detail", symbol, "--last", "1"])
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.stdout.contains("\"name\": \"\(name)\""), "\(symbol): \(run.stdout.prefix(200))")
         }
         // Re-importing without metadata keeps the override (built-in names fill only missing ones).
-        _ = try runSentio(["import", data.path, "--db", db])
+        _ = try await runSentio(["import", data.path, "--db", db])
         #expect(try store.instruments().first { $0.symbol == "SOXL" }?.name == "My Chips")
         // A bad metadata file: file, line and field named, exit 2, nothing imported.
         let bad = directory.appendingPathComponent("bad.csv")
         try Data("symbol,name\nAAA,One\naaa,Two\n".utf8).write(to: bad)
         let other = directory.appendingPathComponent("other.sqlite").path
-        let failed = try runSentio(["import", data.path, "--db", other, "--metadata", bad.path])
+        let failed = try await runSentio(["import", data.path, "--db", other, "--metadata", bad.path])
         #expect(failed.status == 2 && failed.stderr.contains("bad.csv:3: field 'symbol'"), "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: other))
         try Data("symbol,title\nAAA,One\n".utf8).write(to: bad)
-        let column = try runSentio(["import", data.path, "--db", other, "--metadata", bad.path])
+        let column = try await runSentio(["import", data.path, "--db", other, "--metadata", bad.path])
         #expect(column.status == 2 && column.stderr.contains("bad.csv:1: field 'title'"), "\(column.stderr)")
     }
 
-    @Test func helpListsNoTestOrBenchmarkHelper() throws {
-        let help = try runSentio(["--help"])
+    @Test func helpListsNoTestOrBenchmarkHelper() async throws {
+        let help = try await runSentio(["--help"])
         #expect(help.status == 0)
         for helper in ["write-synthetic", "allocations", "malloc", "sentio-dev"] {
             #expect(!help.stdout.contains(helper), "sentio --help lists \(helper)")
         }
         // Hidden subcommands or options count as listed: `sentio` has none (ArgumentParser's own `help` aside).
-        let dump = try runSentio(["--experimental-dump-help"])
+        let dump = try await runSentio(["--experimental-dump-help"])
         let root = try #require((try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])?["command"] as? [String: Any])
         var hidden: [String] = [], commands = 0
         func walk(_ command: [String: Any], _ path: String) {
@@ -211,13 +211,13 @@ struct SignalsCLITests {
         walk(root, "sentio")
         #expect(commands > 10 && hidden.isEmpty, "hidden: \(hidden)")
         // The helpers are not reachable through `sentio` at all.
-        #expect(try runSentio(["runs", "write-synthetic", "--db", "x.sqlite"]).status == 2)
-        let runs = try runSentio(["runs", "--help"])
+        #expect(try await runSentio(["runs", "write-synthetic", "--db", "x.sqlite"]).status == 2)
+        let runs = try await runSentio(["runs", "--help"])
         #expect(!runs.stdout.contains("write-synthetic"))
         // They live in sentio-dev.
-        let dev = try runSentioDev(["--help"])
+        let dev = try await runSentioDev(["--help"])
         #expect(dev.status == 0 && dev.stdout.contains("write-synthetic") && dev.stdout.contains("allocations"), "\(dev.stdout)")
-        let negative = try runSentioDev(["write-synthetic", "--db", "x.sqlite", "--count=-5"])
+        let negative = try await runSentioDev(["write-synthetic", "--db", "x.sqlite", "--count=-5"])
         #expect(negative.status == 2 && negative.stderr.contains("must"), "\(negative.stderr)")
     }
 
@@ -237,53 +237,53 @@ struct SignalsCLITests {
         (["signals", "Data/market", "--last", "3"], "--last applies to --detail only"),
         (["signals", "Data/market", "--format", "table"], "--format table is not available here"),
     ])
-    func badInputExitsWith2(arguments: [String], message: String) throws {
-        let run = try runSentio(arguments)
+    func badInputExitsWith2(arguments: [String], message: String) async throws {
+        let run = try await runSentio(arguments)
         #expect(run.status == 2, "\(arguments): status \(run.status), stderr \(run.stderr)")
         #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
 
-    @Test func badCSVRowNamesFileLineAndField() throws {
+    @Test func badCSVRowNamesFileLineAndField() async throws {
         let directory = try temporaryDirectory()
         let file = directory.appendingPathComponent("BAD.csv").path
         try Data("timestamp,open,high,low,close,volume\n2024-01-02,1,2,0.5,1.5,100\n2024-01-03,1,2,0.5,abc,100\n".utf8)
             .write(to: URL(fileURLWithPath: file))
-        let run = try runSentio(["signals", file])
+        let run = try await runSentio(["signals", file])
         #expect(run.status == 2)
         #expect(run.stderr.contains("BAD.csv") && run.stderr.contains("3") && run.stderr.contains("close"), "\(run.stderr)")
     }
 
-    @Test func zeroPriceNamesFileBarAndField() throws {
+    @Test func zeroPriceNamesFileBarAndField() async throws {
         // One rule for zero prices in every command (issue 11): the CSV reader rejects them, naming file and line.
         let directory = try temporaryDirectory()
         let file = directory.appendingPathComponent("ZERO.csv").path
         try Data("timestamp,open,high,low,close,volume\n2024-01-02,1,2,0.5,1.5,100\n2024-01-03,0,0,0,0,100\n".utf8)
             .write(to: URL(fileURLWithPath: file))
-        let run = try runSentio(["signals", file])
+        let run = try await runSentio(["signals", file])
         #expect(run.status == 2)
         #expect(run.stderr.contains("ZERO.csv:3: field 'open': price 0.0 is not positive"), "\(run.stderr)")
     }
 
-    @Test func badConfigFileNamesFileAndKey() throws {
+    @Test func badConfigFileNamesFileAndKey() async throws {
         let directory = try temporaryDirectory()
         let path = directory.appendingPathComponent("model.json").path
         try Data(#"{"horizon": 3, "windw": 10}"#.utf8).write(to: URL(fileURLWithPath: path))
-        let run = try runSentio(["signals", "Data/market", "--config", path])
+        let run = try await runSentio(["signals", "Data/market", "--config", path])
         #expect(run.status == 2)
         #expect(run.stderr.contains("model.json") && run.stderr.contains("unknown parameter 'windw'"), "\(run.stderr)")
         try Data(#"{"horizon": "3"}"#.utf8).write(to: URL(fileURLWithPath: path))
-        let typed = try runSentio(["signals", "Data/market", "--config", path])
+        let typed = try await runSentio(["signals", "Data/market", "--config", path])
         #expect(typed.status == 2 && typed.stderr.contains("key 'horizon'"), "\(typed.stderr)")
     }
 }
 
 @Suite("sentio bench signals")
 struct BenchSignalsCLITests {
-    @Test func jsonReportHasExactlyTheDocumentedKeys() throws {
+    @Test func jsonReportHasExactlyTheDocumentedKeys() async throws {
         // Deliberate change (issue 12): --count replaces the integer --symbols; allocations are counted by
         // sentio-dev, so allocationsPerUpdate left this report.
-        let run = try runSentio(["bench", "signals", "--count", "2", "--bars", "400", "--format", "json"])
+        let run = try await runSentio(["bench", "signals", "--count", "2", "--bars", "400", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == [
@@ -298,11 +298,11 @@ struct BenchSignalsCLITests {
         #expect(p50 > 0 && p50 <= p99 && p99 <= maximum)
     }
 
-    @Test func mallocHooksAreLiveInTheCountingChild() throws {
+    @Test func mallocHooksAreLiveInTheCountingChild() async throws {
         // The child allocates a probe array with the hooks installed and reports "unavailable" unless it was
         // counted; so a printed count means the hooks were live while the updates ran.
         guard MallocCounter.debugLibrary != nil else { return }
-        let run = try runSentioDev(["allocations", "--count", "1", "--bars", "300", "--format", "json"])
+        let run = try await runSentioDev(["allocations", "--count", "1", "--bars", "300", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let warm = SignalModelConfig().firstSignalIndex + 1 + SignalModelConfig().regressionWindow

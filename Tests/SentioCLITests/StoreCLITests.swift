@@ -49,7 +49,7 @@ private func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
 @Suite("sentio import and sentio runs, end to end", .serialized)
 struct StoreCLITests {
     @Test("import a directory, read back exactly what the CSV reader reads, re-import changes nothing")
-    func importDirectory() throws {
+    func importDirectory() async throws {
         let directory = try temporaryDirectory("sentio-import")
         let data = directory.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
@@ -57,7 +57,7 @@ struct StoreCLITests {
         try writeCSV(data.appendingPathComponent("BBB.csv"), rows: 300, seed: 2)
         let db = directory.appendingPathComponent("store.sqlite").path
 
-        let first = try runSentio(["import", data.path, "--db", db])
+        let first = try await runSentio(["import", data.path, "--db", db])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("AAA 500 bars: 500 new"))
         #expect(first.stdout.contains("BBB 300 bars: 300 new"))
@@ -71,7 +71,7 @@ struct StoreCLITests {
         #expect(log.count == 2)
         #expect(log[0].fingerprint == (try ContentFingerprint.ofFile(atPath: data.appendingPathComponent("AAA.csv").path)))
 
-        let second = try runSentio(["import", data.path, "--db", db])
+        let second = try await runSentio(["import", data.path, "--db", db])
         #expect(second.status == 0)
         #expect(second.stdout.contains("AAA unchanged"))
         #expect(second.stdout.contains("BBB unchanged"))
@@ -81,7 +81,7 @@ struct StoreCLITests {
     }
 
     @Test("overlapping file: conflicts reported and stored bars kept; --replace overwrites them")
-    func overlapConflicts() throws {
+    func overlapConflicts() async throws {
         let directory = try temporaryDirectory("sentio-overlap")
         let db = directory.appendingPathComponent("s.sqlite").path
         let old = directory.appendingPathComponent("old").appendingPathComponent("XYZ.csv")
@@ -91,9 +91,9 @@ struct StoreCLITests {
         try writeCSV(old, rows: 200, seed: 5)
         // Same timestamps for the first 100 rows but every close shifted: 100 conflicts, 50 new rows.
         try writeCSV(new, rows: 150, seed: 5, start: 1_700_000_000 + 100 * 60, closeShift: 0.5)
-        #expect(try runSentio(["import", old.path, "--db", db]).status == 0)
+        #expect(try await runSentio(["import", old.path, "--db", db]).status == 0)
 
-        let keep = try runSentio(["import", new.path, "--db", db])
+        let keep = try await runSentio(["import", new.path, "--db", db])
         #expect(keep.status == 0, "\(keep.stderr)")
         #expect(keep.stdout.contains("XYZ 150 bars: 50 new, 0 already stored, 100 conflicts (stored values kept"))
         let oldSeries = try OHLCVReader.read(path: old.path)
@@ -102,7 +102,7 @@ struct StoreCLITests {
         #expect(stored.count == 250)
         #expect(stored.prefix(200) == oldSeries)
 
-        let replace = try runSentio(["import", new.path, "--db", db, "--replace"])
+        let replace = try await runSentio(["import", new.path, "--db", db, "--replace"])
         #expect(replace.status == 0)
         #expect(replace.stdout.contains("100 conflicts replaced"))
         stored = try SentioDatabase(path: db).loadSeries(symbols: ["XYZ"])[0]
@@ -111,7 +111,7 @@ struct StoreCLITests {
     }
 
     @Test("a bad file: message names file, line and field, exit 2, that file not imported; --lenient skips the row")
-    func badFile() throws {
+    func badFile() async throws {
         let directory = try temporaryDirectory("sentio-bad")
         let data = directory.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
@@ -126,7 +126,7 @@ struct StoreCLITests {
         try lines.joined(separator: "\n").write(to: bad, atomically: true, encoding: .utf8)
         let db = directory.appendingPathComponent("s.sqlite").path
 
-        let strict = try runSentio(["import", data.path, "--db", db])
+        let strict = try await runSentio(["import", data.path, "--db", db])
         #expect(strict.status == 2)
         #expect(strict.stderr.contains("BBB.csv:60"), "\(strict.stderr)")
         #expect(strict.stderr.contains("high"))
@@ -134,17 +134,17 @@ struct StoreCLITests {
         #expect(try store.instruments().map(\.symbol) == ["AAA"])
         #expect(try store.importLog().map(\.symbol) == ["AAA"])
 
-        let lenient = try runSentio(["import", bad.path, "--db", db, "--lenient"])
+        let lenient = try await runSentio(["import", bad.path, "--db", db, "--lenient"])
         #expect(lenient.status == 0, "\(lenient.stderr)")
         #expect(lenient.stderr.contains("BBB.csv:60"))
         #expect(try store.instruments().first { $0.symbol == "BBB" }?.barCount == 99)
 
-        let missing = try runSentio(["import", directory.appendingPathComponent("nothing.csv").path, "--db", db])
+        let missing = try await runSentio(["import", directory.appendingPathComponent("nothing.csv").path, "--db", db])
         #expect(missing.status == 2)
     }
 
     @Test("runs list, show and compare print what was saved, as table and json")
-    func runsCommands() throws {
+    func runsCommands() async throws {
         let db = try temporaryDirectory("sentio-runs").appendingPathComponent("s.sqlite").path
         let store = try SentioDatabase(path: db)
         var ids: [Int64] = []
@@ -165,19 +165,19 @@ struct StoreCLITests {
             ids.append(try store.saveRun(run, trades: trades, equity: equity))
         }
 
-        let table = try runSentio(["runs", "list", "--db", db])
+        let table = try await runSentio(["runs", "list", "--db", db])
         #expect(table.status == 0, "\(table.stderr)")
         #expect(table.stdout.contains("rsi"))
         #expect(table.stdout.contains("sentio"))
         #expect(table.stdout.contains("2023-01-02..2024-01-01"))
 
-        let list = try runSentio(["runs", "list", "--db", db, "--format", "json"])
+        let list = try await runSentio(["runs", "list", "--db", db, "--format", "json"])
         let listed = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [String: Any]
         let runs = listed["runs"] as! [[String: Any]]
         #expect(runs.map { ($0["id"] as! NSNumber).int64Value } == ids)
         #expect(((runs[1]["statistics"] as! [String: Any])["sharpeRatio"] as! NSNumber).doubleValue == 1.25)
 
-        let show = try runSentio(["runs", "show", "\(ids[0])", "--db", db, "--format", "json"])
+        let show = try await runSentio(["runs", "show", "\(ids[0])", "--db", db, "--format", "json"])
         #expect(show.status == 0)
         let shown = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as! [String: Any]
         #expect(shown["strategy"] as? String == "rsi")
@@ -185,59 +185,59 @@ struct StoreCLITests {
         let trade = (shown["trades"] as! [[String: Any]])[0]
         #expect((trade["exitPrice"] as! NSNumber).doubleValue == 18.25)
         #expect(trade["entryTime"] as? String == "2023-01-03T00:00:00Z")
-        let showTable = try runSentio(["runs", "show", "\(ids[0])", "--db", db])
+        let showTable = try await runSentio(["runs", "show", "\(ids[0])", "--db", db])
         #expect(showTable.stdout.contains("trades (1)"))
         #expect(showTable.stdout.contains("sharpeRatio"))
 
-        let compare = try runSentio(["runs", "compare", "\(ids[0])", "\(ids[1])", "--db", db, "--format", "json"])
+        let compare = try await runSentio(["runs", "compare", "\(ids[0])", "\(ids[1])", "--db", db, "--format", "json"])
         #expect(compare.status == 0, "\(compare.stderr)")
         let compared = try JSONSerialization.jsonObject(with: Data(compare.stdout.utf8)) as! [String: Any]
         let sharpe = (compared["statistics"] as! [String: Any])["sharpeRatio"] as! [NSNumber]
         #expect(sharpe.map(\.doubleValue) == [0.75, 1.25])
         let differences = compared["configDifferences"] as! [String: Any]
         #expect(Set(differences.keys) == ["rsiLower"])  // commission is equal, so not listed
-        let compareTable = try runSentio(["runs", "compare", "\(ids[0])", "\(ids[1])", "--db", db])
+        let compareTable = try await runSentio(["runs", "compare", "\(ids[0])", "\(ids[1])", "--db", db])
         #expect(compareTable.stdout.contains("rsiLower"))
 
-        let unknown = try runSentio(["runs", "show", "99", "--db", db])
+        let unknown = try await runSentio(["runs", "show", "99", "--db", db])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("no run with id 99"))
-        #expect(try runSentio(["runs", "compare", "\(ids[0])", "--db", db]).status == 2)
+        #expect(try await runSentio(["runs", "compare", "\(ids[0])", "--db", db]).status == 2)
     }
 
     @Test("bad --db files: random bytes, newer schema, missing file; default location from $SENTIO_DB or ./sentio.sqlite")
-    func badDatabases() throws {
+    func badDatabases() async throws {
         let directory = try temporaryDirectory("sentio-baddb")
         let random = directory.appendingPathComponent("random.sqlite")
         var rng = SplitMix64(seed: 3)
         try Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) }).write(to: random)
-        let notDB = try runSentio(["runs", "list", "--db", random.path])
+        let notDB = try await runSentio(["runs", "list", "--db", random.path])
         #expect(notDB.status == 2)
         #expect(notDB.stderr.contains("is not an SQLite database"))
         let csv = directory.appendingPathComponent("AAA.csv")
         try writeCSV(csv, rows: 10, seed: 1)
-        #expect(try runSentio(["import", csv.path, "--db", random.path]).status == 2)
+        #expect(try await runSentio(["import", csv.path, "--db", random.path]).status == 2)
 
         let newer = directory.appendingPathComponent("newer.sqlite").path
         try SentioDatabase(path: newer).close()
         let queue = try DatabaseQueue(path: newer)
-        try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
+        try await queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
         try queue.close()
-        let refused = try runSentio(["import", csv.path, "--db", newer])
+        let refused = try await runSentio(["import", csv.path, "--db", newer])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("newer Sentio"))
 
         // Default location: ./sentio.sqlite in the working directory, or $SENTIO_DB.
         var environment = ProcessInfo.processInfo.environment
         environment["SENTIO_DB"] = nil
-        let local = try runSentio(["import", csv.path], environment: environment, in: directory)
+        let local = try await runSentio(["import", csv.path], environment: environment, in: directory)
         #expect(local.status == 0, "\(local.stderr)")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("sentio.sqlite").path))
         let elsewhere = directory.appendingPathComponent("env.sqlite").path
         environment["SENTIO_DB"] = elsewhere
-        #expect(try runSentio(["import", csv.path], environment: environment).status == 0)
+        #expect(try await runSentio(["import", csv.path], environment: environment).status == 0)
         #expect(try SentioDatabase(path: elsewhere, mode: .existingOnly).instruments().map(\.symbol) == ["AAA"])
-        let missing = try runSentio(["runs", "list", "--db", directory.appendingPathComponent("none.sqlite").path])
+        let missing = try await runSentio(["runs", "list", "--db", directory.appendingPathComponent("none.sqlite").path])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("no database at"))
     }
@@ -246,7 +246,7 @@ struct StoreCLITests {
 @Suite("Crash safety: SIGKILL mid-write, concurrent readers", .serialized)
 struct StoreCrashTests {
     @Test("import killed mid-way: integrity ok, each file fully present or absent; a reader process works meanwhile")
-    func killedImport() throws {
+    func killedImport() async throws {
         let directory = try temporaryDirectory("sentio-kill-import")
         let data = directory.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
@@ -271,7 +271,7 @@ struct StoreCrashTests {
             }
         }
         kill(child.process.processIdentifier, SIGKILL)
-        child.process.waitUntilExit()
+        await exited(child.process)
         #expect(
             child.process.terminationReason == .uncaughtSignal,
             "the import finished before it was killed: \((try? String(contentsOf: child.stderr, encoding: .utf8)) ?? "")")
@@ -289,21 +289,21 @@ struct StoreCrashTests {
             #expect(instrument.barCount == rowsBySymbol[instrument.symbol])
         }
         // The interrupted import can simply be run again.
-        let rerun = try runSentio(["import", data.path, "--db", db])
+        let rerun = try await runSentio(["import", data.path, "--db", db])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(try store.instruments().count == 8)
         #expect(try store.integrityCheck() == ["ok"])
     }
 
     @Test("processes creating the same new store at the same moment all succeed")
-    func concurrentCreation() throws {
+    func concurrentCreation() async throws {
         for round in 0..<3 {
             let db = try temporaryDirectory("sentio-race-\(round)").appendingPathComponent("s.sqlite").path
             let children = try (0..<4).map { _ in
                 try startSentioDev(["write-synthetic", "--db", db, "--count", "1", "--trades", "1", "--points", "10"])
             }
             for child in children {
-                child.process.waitUntilExit()
+                await await exited(child.process)
                 #expect(
                     child.process.terminationStatus == 0,
                     "\((try? String(contentsOf: child.stderr, encoding: .utf8)) ?? "")")
@@ -315,7 +315,7 @@ struct StoreCrashTests {
     }
 
     @Test("run saving killed mid-way: integrity ok, every saved run complete")
-    func killedRunSave() throws {
+    func killedRunSave() async throws {
         let db = try temporaryDirectory("sentio-kill-runs").appendingPathComponent("s.sqlite").path
         let trades = 300, points = 30_000
         let child = try startSentioDev([
@@ -329,7 +329,7 @@ struct StoreCrashTests {
         #expect(started, "no run was saved")
         usleep(UInt32.random(in: 0...20_000))  // land anywhere inside the next save
         kill(child.process.processIdentifier, SIGKILL)
-        child.process.waitUntilExit()
+        await await exited(child.process)
         #expect(
             child.process.terminationReason == .uncaughtSignal,
             "the writer finished before it was killed: \((try? String(contentsOf: child.stderr, encoding: .utf8)) ?? "")")
@@ -344,7 +344,7 @@ struct StoreCrashTests {
             #expect(run.equityPointCount == points && detail.equity.count == points)
         }
         let queue = try DatabaseQueue(path: db)
-        let orphans = try queue.read { db in
+        let orphans = try await queue.read { db in
             try Int.fetchOne(
                 db,
                 sql: """

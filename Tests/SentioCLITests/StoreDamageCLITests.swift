@@ -14,10 +14,10 @@ import Glibc
 private let goog = repositoryRoot.appendingPathComponent("Tests/Fixtures/backtest/goog_daily.csv").path
 
 /// A store holding GOOG (imported with `sentio import`) in a fresh folder.
-private func importedStore(_ label: String) throws -> (folder: URL, db: String) {
+private func importedStore(_ label: String) async throws -> (folder: URL, db: String) {
     let folder = try temporaryDirectory(label)
     let db = folder.appendingPathComponent("store.sqlite").path
-    let run = try runSentio(["import", goog, "--db", db])
+    let run = try await runSentio(["import", goog, "--db", db])
     #expect(run.status == 0, "\(run.stderr)")
     return (folder, db)
 }
@@ -25,13 +25,13 @@ private func importedStore(_ label: String) throws -> (folder: URL, db: String) 
 @Suite("sentio and damaged, empty-path and read-only stores", .serialized)
 struct StoreDamageCLITests {
     @Test("a close changed inside a stored block: backtest and signals exit 2 naming the block; import --replace repairs")
-    func damagedBlock() throws {
-        let (_, db) = try importedStore("sentio-damaged")
-        let before = try runSentio(["backtest", "--db", db, "--strategy", "rsi", "--format", "json"])
+    func damagedBlock() async throws {
+        let (_, db) = try await importedStore("sentio-damaged")
+        let before = try await runSentio(["backtest", "--db", db, "--strategy", "rsi", "--format", "json"])
         #expect(before.status == 0, "\(before.stderr)")
         // Multiply one close by 10 inside the BLOB (the issue's 28.2439 → 282.439), outside SQLite's sight.
         let queue = try DatabaseQueue(path: db)
-        try queue.write { db in
+        try await queue.write { db in
             let blob = try Data.fetchOne(db, sql: "SELECT close FROM bar_blocks LIMIT 1")!
             var closes = blob.withUnsafeBytes { raw in (0..<(blob.count / 8)).map { raw.loadUnaligned(fromByteOffset: $0 * 8, as: Double.self) } }
             closes[75] *= 10
@@ -39,26 +39,26 @@ struct StoreDamageCLITests {
         }
         try queue.close()
         for arguments in [["backtest", "--db", db, "--strategy", "rsi"], ["signals", "--db", db]] {
-            let run = try runSentio(arguments)
+            let run = try await runSentio(arguments)
             #expect(run.status == 2, "\(arguments[0]): \(run.stderr)")
             #expect(run.stderr.contains("database \(db) is damaged (goog_daily, block 1): re-import the file"), "\(run.stderr)")
         }
-        let repaired = try runSentio(["import", goog, "--db", db, "--replace"])
+        let repaired = try await runSentio(["import", goog, "--db", db, "--replace"])
         #expect(repaired.status == 0, "\(repaired.stderr)")
-        let after = try runSentio(["backtest", "--db", db, "--strategy", "rsi", "--format", "json"])
+        let after = try await runSentio(["backtest", "--db", db, "--strategy", "rsi", "--format", "json"])
         #expect(after.status == 0, "\(after.stderr)")
         #expect(after.stdout == before.stdout)
     }
 
     @Test("--db '' is bad input (exit 2) for every command that writes or reads a store")
-    func emptyDatabasePath() throws {
+    func emptyDatabasePath() async throws {
         let folder = try temporaryDirectory("sentio-empty-db")
         let funds = repositoryRoot.appendingPathComponent("Data/funds/events.csv").path
         for arguments in [
             ["import", goog, "--db", ""], ["backtest", goog, "--save", "--db", ""], ["signals", goog, "--save", "--db", ""],
             ["fund", funds, "--save", "--db", ""], ["runs", "list", "--db", ""],
         ] {
-            let run = try runSentio(arguments, in: folder)
+            let run = try await runSentio(arguments, in: folder)
             #expect(run.status == 2, "\(arguments.joined(separator: " ")): exit \(run.status) \(run.stderr)")
             #expect(!run.stderr.contains("internal error"), "\(run.stderr)")
         }
@@ -66,12 +66,12 @@ struct StoreDamageCLITests {
     }
 
     @Test("a read-only store (0444) is read by backtest, signals, runs and fund without creating or changing files")
-    func readOnlyStore() throws {
-        let (folder, db) = try importedStore("sentio-readonly-cli")
+    func readOnlyStore() async throws {
+        let (folder, db) = try await importedStore("sentio-readonly-cli")
         let funds = repositoryRoot.appendingPathComponent("Data/funds/events.csv").path
-        #expect(try runSentio(["fund", funds, "--save", "--db", db]).status == 0)
-        #expect(try runSentio(["backtest", goog, "--strategy", "rsi", "--save", "--db", db]).status == 0)
-        func listing() throws -> [String: Data] {
+        #expect(try await runSentio(["fund", funds, "--save", "--db", db]).status == 0)
+        #expect(try await runSentio(["backtest", goog, "--strategy", "rsi", "--save", "--db", db]).status == 0)
+        func listing() async throws -> [String: Data] {
             var files: [String: Data] = [:]
             for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
                 files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
@@ -80,28 +80,28 @@ struct StoreDamageCLITests {
         }
         chmod(db, 0o444)
         defer { chmod(db, 0o644) }
-        let before = try listing()
+        let before = try await listing()
         #expect(before.keys.allSatisfy { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }, "\(before.keys.sorted())")
         for arguments in [
             ["backtest", "--db", db, "--strategy", "rsi"], ["signals", "--db", db], ["runs", "list", "--db", db],
             ["runs", "show", "1", "--db", db], ["fund", "--db", db],
         ] {
-            let run = try runSentio(arguments)
+            let run = try await runSentio(arguments)
             #expect(run.status == 0, "\(arguments.joined(separator: " ")): \(run.stderr)")
-            #expect(try listing() == before, "\(arguments.joined(separator: " ")) created or changed a file")
+            await #expect(try listing() == before, "\(arguments.joined(separator: " ")) created or changed a file")
         }
     }
 
     @Test("60 copies of a store with seeded random bytes overwritten: backtest --db prints the same result or exits 2")
-    func randomPageDamage() throws {
-        let (folder, db) = try importedStore("sentio-page-damage")
+    func randomPageDamage() async throws {
+        let (folder, db) = try await importedStore("sentio-page-damage")
         let arguments = ["backtest", "--strategy", "rsi", "--format", "json", "--db"]
-        let clean = try runSentio(arguments + [db])
+        let clean = try await runSentio(arguments + [db])
         #expect(clean.status == 0, "\(clean.stderr)")
         let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: db)))
         // The pages holding the column blocks (SQLite's dbstat table), where half of the rounds aim.
         let queue = try DatabaseQueue(path: db)
-        let (blockPages, pageSize) = try queue.read { db in
+        let (blockPages, pageSize) = try await queue.read { db in
             (
                 try Int.fetchAll(db, sql: "SELECT pageno FROM dbstat WHERE name = 'bar_blocks'"),
                 try Int.fetchOne(db, sql: "PRAGMA page_size")!
@@ -126,7 +126,7 @@ struct StoreDamageCLITests {
             }
             let copy = folder.appendingPathComponent("copy-\(round).sqlite").path
             try Data(bytes).write(to: URL(fileURLWithPath: copy))
-            let run = try runSentio(arguments + [copy])
+            let run = try await runSentio(arguments + [copy])
             outcomes[run.status, default: 0] += 1
             if run.status == 0 {
                 // (The output names the store it read.)

@@ -13,8 +13,8 @@ struct StoreWiringTests {
     typealias Run = BacktestCLITests.Run
 
     /// Runs `sentio arguments...` from the repository root (so `Data/...` paths resolve).
-    static func sentio(_ arguments: [String]) throws -> Run {
-        try BacktestCLITests.sentioCommand(arguments, in: repositoryRoot)
+    static func sentio(_ arguments: [String]) async throws -> Run {
+        try await BacktestCLITests.sentioCommand(arguments, in: repositoryRoot)
     }
 
     /// A fresh temporary directory and a store path inside it (the file does not exist yet).
@@ -24,9 +24,9 @@ struct StoreWiringTests {
     }
 
     /// A store holding the bundled sample market, imported with `sentio import`.
-    static func importedSampleMarket() throws -> (directory: URL, database: String) {
+    static func importedSampleMarket() async throws -> (directory: URL, database: String) {
         let (directory, database) = try scratch()
-        let run = try sentio(["import", "Data/market", "--db", database])
+        let run = try await sentio(["import", "Data/market", "--db", database])
         #expect(run.status == 0, "\(run.stderr)")
         return (directory, database)
     }
@@ -43,18 +43,18 @@ struct StoreWiringTests {
     // MARK: - backtest
 
     @Test("backtest --db on imported bars equals backtest on the CSV files: statistics, trades and equity curve")
-    func backtestFromStoreEqualsCSV() throws {
-        let (dir, db) = try Self.importedSampleMarket()
+    func backtestFromStoreEqualsCSV() async throws {
+        let (dir, db) = try await Self.importedSampleMarket()
         for strategy in ["rsi", "buy-and-hold"] {
             let csvTrades = dir.appendingPathComponent("csv-trades-\(strategy).csv")
             let csvEquity = dir.appendingPathComponent("csv-equity-\(strategy).csv")
             let dbTrades = dir.appendingPathComponent("db-trades-\(strategy).csv")
             let dbEquity = dir.appendingPathComponent("db-equity-\(strategy).csv")
-            let fromCSV = try Self.sentio([
+            let fromCSV = try await Self.sentio([
                 "backtest", "Data/market", "--strategy", strategy, "--format", "json",
                 "--trades", csvTrades.path, "--equity", csvEquity.path,
             ])
-            let fromStore = try Self.sentio([
+            let fromStore = try await Self.sentio([
                 "backtest", "--db", db, "--strategy", strategy, "--format", "json",
                 "--trades", dbTrades.path, "--equity", dbEquity.path,
             ])
@@ -75,12 +75,12 @@ struct StoreWiringTests {
     }
 
     @Test("--symbols, --from and --to select the same bars from CSV and from the store; the range is inclusive")
-    func rangeFilteringMatchesCSV() throws {
-        let (dir, db) = try Self.importedSampleMarket()
+    func rangeFilteringMatchesCSV() async throws {
+        let (dir, db) = try await Self.importedSampleMarket()
         let selection = ["--symbols", "tqqq,SQQQ", "--from", "2023-03-01", "--to", "2024-06-28"]
         let csvEquity = dir.appendingPathComponent("csv-equity.csv"), dbEquity = dir.appendingPathComponent("db-equity.csv")
-        let fromCSV = try Self.sentio(["backtest", "Data/market", "--format", "json", "--equity", csvEquity.path] + selection)
-        let fromStore = try Self.sentio(["backtest", "--db", db, "--format", "json", "--equity", dbEquity.path] + selection)
+        let fromCSV = try await Self.sentio(["backtest", "Data/market", "--format", "json", "--equity", csvEquity.path] + selection)
+        let fromStore = try await Self.sentio(["backtest", "--db", db, "--format", "json", "--equity", dbEquity.path] + selection)
         #expect(fromCSV.status == 0, "\(fromCSV.stderr)")
         #expect(fromStore.status == 0, "\(fromStore.stderr)")
         let a = try Self.statistics(fromCSV), b = try Self.statistics(fromStore)
@@ -99,7 +99,7 @@ struct StoreWiringTests {
     }
 
     @Test("--to DATE includes the whole day; an ISO-8601 timestamp bound is exact (intraday bars, CSV and store)")
-    func intradayBounds() throws {
+    func intradayBounds() async throws {
         let (dir, db) = try Self.scratch()
         // Hourly bars over three days: 2023-01-02 00:00 .. 2023-01-04 23:00 UTC.
         var csv = "timestamp,open,high,low,close,volume\n"
@@ -110,7 +110,7 @@ struct StoreWiringTests {
         }
         let file = dir.appendingPathComponent("HOURLY.csv")
         try csv.write(to: file, atomically: true, encoding: .utf8)
-        #expect(try Self.sentio(["import", file.path, "--db", db]).status == 0)
+        await #expect(try Self.sentio(["import", file.path, "--db", db]).status == 0)
         let cases: [([String], Int)] = [
             (["--from", "2023-01-03", "--to", "2023-01-03"], 24),
             (["--to", "2023-01-02"], 24),
@@ -119,7 +119,7 @@ struct StoreWiringTests {
         ]
         for (bounds, expected) in cases {
             for source in [[file.path], ["--db", db]] {
-                let run = try Self.sentio(["backtest"] + source + ["--strategy", "buy-and-hold", "--format", "json"] + bounds)
+                let run = try await Self.sentio(["backtest"] + source + ["--strategy", "buy-and-hold", "--format", "json"] + bounds)
                 #expect(run.status == 0, "\(bounds) \(source): \(run.stderr)")
                 #expect(try Self.statistics(run)["bars"] as? Int == expected, "\(bounds) \(source)")
             }
@@ -127,11 +127,11 @@ struct StoreWiringTests {
     }
 
     @Test("backtest --save with stored bars records the same input fingerprint as with the CSV files")
-    func saveFromBothSources() throws {
-        let (_, db) = try Self.importedSampleMarket()
+    func saveFromBothSources() async throws {
+        let (_, db) = try await Self.importedSampleMarket()
         let selection = ["--strategy", "rsi", "--symbols", "FAS,FAZ", "--from", "2023-06-01"]
-        let fromCSV = try Self.sentio(["backtest", "Data/market", "--save", "--db", db, "--label", "csv"] + selection)
-        let fromStore = try Self.sentio(["backtest", "--db", db, "--save", "--label", "store"] + selection)
+        let fromCSV = try await Self.sentio(["backtest", "Data/market", "--save", "--db", db, "--label", "csv"] + selection)
+        let fromStore = try await Self.sentio(["backtest", "--db", db, "--save", "--label", "store"] + selection)
         #expect(fromCSV.status == 0 && fromCSV.stderr.contains("saved run 1"), "\(fromCSV.stderr)")
         #expect(fromStore.status == 0 && fromStore.stderr.contains("saved run 2"), "\(fromStore.stderr)")
         let store = try SentioDatabase(path: db, mode: .existingOnly)
@@ -142,7 +142,7 @@ struct StoreWiringTests {
         // The fingerprint is that of the selected bars: the same bars loaded from the store by the API.
         let bars = try store.loadSeries(symbols: ["FAS", "FAZ"], from: 1_685_577_600)
         #expect(runs[1].inputFingerprint == ContentFingerprint.of(series: bars))
-        let full = try Self.sentio(["backtest", "--db", db, "--save", "--strategy", "rsi", "--symbols", "FAS,FAZ"])
+        let full = try await Self.sentio(["backtest", "--db", db, "--save", "--strategy", "rsi", "--symbols", "FAS,FAZ"])
         #expect(full.status == 0)
         #expect(try store.runs().first { $0.id == 3 }?.inputFingerprint != runs[1].inputFingerprint)
     }
@@ -150,10 +150,10 @@ struct StoreWiringTests {
     // MARK: - signals
 
     @Test("signals --history --save stores every bar's signal; read back they equal the model's, bit for bit")
-    func signalsSaveRoundTrip() throws {
+    func signalsSaveRoundTrip() async throws {
         let (_, db) = try Self.scratch()
-        let plain = try Self.sentio(["signals", "Data/market", "--history", "--format", "csv", "--symbols", "TQQQ,SQQQ"])
-        let saving = try Self.sentio(["signals", "Data/market", "--history", "--format", "csv", "--symbols", "TQQQ,SQQQ", "--save", "--db", db])
+        let plain = try await Self.sentio(["signals", "Data/market", "--history", "--format", "csv", "--symbols", "TQQQ,SQQQ"])
+        let saving = try await Self.sentio(["signals", "Data/market", "--history", "--format", "csv", "--symbols", "TQQQ,SQQQ", "--save", "--db", db])
         #expect(plain.status == 0, "\(plain.stderr)")
         #expect(saving.status == 0, "\(saving.stderr)")
         #expect(saving.stdout == plain.stdout)  // --save does not change the output
@@ -174,30 +174,30 @@ struct StoreWiringTests {
     }
 
     @Test("signals --db reads stored bars: the same bytes as from the CSV files, with and without a range")
-    func signalsFromStore() throws {
-        let (_, db) = try Self.importedSampleMarket()
+    func signalsFromStore() async throws {
+        let (_, db) = try await Self.importedSampleMarket()
         let variants: [[String]] = [
             [],
             ["--history", "--symbols", "LABU,LABD"],
             ["--history", "--format", "csv", "--symbols", "SPXL", "--from", "2023-09-01", "--to", "2024-03-31"],
         ]
         for options in variants {
-            let fromCSV = try Self.sentio(["signals", "Data/market"] + options)
-            let fromStore = try Self.sentio(["signals", "--db", db] + options)
+            let fromCSV = try await Self.sentio(["signals", "Data/market"] + options)
+            let fromStore = try await Self.sentio(["signals", "--db", db] + options)
             #expect(fromCSV.status == 0, "\(options): \(fromCSV.stderr)")
             #expect(fromStore.status == 0, "\(options): \(fromStore.stderr)")
             #expect(!fromCSV.stdout.isEmpty && fromCSV.stdout == fromStore.stdout, "\(options)")
         }
         // The range really cut the input: the model saw only the bars in the range, so the CSV history (one row per
         // bar past the warm-up; deliberate change of issue 12: warm-up bars have no row) has that many rows fewer.
-        let ranged = try Self.sentio(["signals", "--db", db, "--history", "--format", "csv", "--symbols", "SPXL", "--from", "2023-09-01", "--to", "2024-03-31"])
+        let ranged = try await Self.sentio(["signals", "--db", db, "--history", "--format", "csv", "--symbols", "SPXL", "--from", "2023-09-01", "--to", "2024-03-31"])
         let rows = ranged.stdout.split(separator: "\n").dropFirst()
         let spxl = try OHLCVReader.read(path: repositoryRoot.appendingPathComponent("Data/market/SPXL.csv").path)
         let lower = CivilDate(iso: "2023-09-01")!.epochSeconds, upper = CivilDate(iso: "2024-03-31")!.epochSeconds + 86_399
         let inRange = spxl.timestamps.filter { $0 >= lower && $0 <= upper }.count
         #expect(inRange > SignalModelConfig().firstSignalIndex && rows.count == inRange - SignalModelConfig().firstSignalIndex)
         // With --save and --db only, the stored bars are read and the latest signals saved.
-        let saving = try Self.sentio(["signals", "--db", db, "--save"])
+        let saving = try await Self.sentio(["signals", "--db", db, "--save"])
         #expect(saving.status == 0 && saving.stderr.contains("saved 12 signal(s)"), "\(saving.stderr)")
         #expect(try SentioDatabase(path: db, mode: .existingOnly).loadSignals().count == 12)
     }
@@ -205,13 +205,13 @@ struct StoreWiringTests {
     // MARK: - fund
 
     @Test("fund FILE --save then fund --db prints the same report as fund FILE")
-    func fundSaveThenReadBack() throws {
+    func fundSaveThenReadBack() async throws {
         let (_, db) = try Self.scratch()
         let sources = ["Data/funds/events.csv", "--meta", "Data/funds/funds.json"]
         for format in ["json", "table"] {
-            let fromFile = try Self.sentio(["fund"] + sources + ["--index", "Data/funds/index.csv", "--format", format])
-            let saving = try Self.sentio(["fund"] + sources + ["--index", "Data/funds/index.csv", "--format", format, "--save", "--db", db])
-            let fromStore = try Self.sentio(["fund", "--db", db, "--index", "Data/funds/index.csv", "--format", format])
+            let fromFile = try await Self.sentio(["fund"] + sources + ["--index", "Data/funds/index.csv", "--format", format])
+            let saving = try await Self.sentio(["fund"] + sources + ["--index", "Data/funds/index.csv", "--format", format, "--save", "--db", db])
+            let fromStore = try await Self.sentio(["fund", "--db", db, "--index", "Data/funds/index.csv", "--format", format])
             #expect(fromFile.status == 0, "\(fromFile.stderr)")
             #expect(saving.status == 0 && saving.stderr.contains("saved 239 event(s) of 4 fund(s)"), "\(saving.stderr)")
             #expect(fromStore.status == 0, "\(fromStore.stderr)")
@@ -223,18 +223,18 @@ struct StoreWiringTests {
         #expect(try store.loadFundEvents().count == 239)
         #expect(try store.loadFundMetadata().map(\.fundID) == ["AEG-VII", "BRM-I", "KST-II", "NVP-III"])
         // As-of and day count apply to stored events too.
-        let asOfFile = try Self.sentio(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.json", "--as-of", "2019-12-31", "--day-count", "act360", "--format", "json"])
-        let asOfStore = try Self.sentio(["fund", "--db", db, "--as-of", "2019-12-31", "--day-count", "act360", "--format", "json"])
+        let asOfFile = try await Self.sentio(["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.json", "--as-of", "2019-12-31", "--day-count", "act360", "--format", "json"])
+        let asOfStore = try await Self.sentio(["fund", "--db", db, "--as-of", "2019-12-31", "--day-count", "act360", "--format", "json"])
         #expect(asOfFile.status == 0 && asOfStore.status == 0 && asOfStore.stdout == asOfFile.stdout)
     }
 
     @Test("fund --db without stored metadata reports the stored funds with null names")
-    func fundWithoutMetadata() throws {
+    func fundWithoutMetadata() async throws {
         let (_, db) = try Self.scratch()
         let events = "fund_id,date,type,amount\nB,2020-01-01,commitment,100\nB,2020-02-01,call,40\nA,2021-01-01,commitment,50\nA,2021-03-01,call,10\nA,2021-06-01,nav,12\n"
         let file = try temporaryFile("ev.csv", events)
-        let fromFile = try Self.sentio(["fund", file, "--format", "json", "--save", "--db", db])
-        let fromStore = try Self.sentio(["fund", "--db", db, "--format", "json"])
+        let fromFile = try await Self.sentio(["fund", file, "--format", "json", "--save", "--db", db])
+        let fromStore = try await Self.sentio(["fund", "--db", db, "--format", "json"])
         #expect(fromFile.status == 0 && fromStore.status == 0, "\(fromFile.stderr) \(fromStore.stderr)")
         #expect(fromStore.stdout == fromFile.stdout)
         let object = try BacktestCLITests.json(fromStore.stdout)
@@ -265,7 +265,7 @@ struct StoreWiringTests {
         (["fund", "Data/funds/events.csv", "--db", "$DB"], "give either FILE or --db DB"),
         (["fund", "--db", "$DB", "--meta", "Data/funds/funds.csv"], "--meta applies to FILE input"),
     ])
-    func badInputExits2(arguments: [String], message: String) throws {
+    func badInputExits2(arguments: [String], message: String) async throws {
         let (dir, db) = try Self.scratch()
         let market = dir.appendingPathComponent("market")
         try FileManager.default.createDirectory(at: market, withIntermediateDirectories: true)
@@ -273,10 +273,10 @@ struct StoreWiringTests {
             try FileManager.default.copyItem(
                 at: repositoryRoot.appendingPathComponent("Data/market/\(symbol).csv"), to: market.appendingPathComponent("\(symbol).csv"))
         }
-        #expect(try Self.sentio(["import", market.path, "--db", db]).status == 0)
+        await #expect(try Self.sentio(["import", market.path, "--db", db]).status == 0)
         let missing = dir.appendingPathComponent("missing.sqlite").path
         func substitute(_ s: String) -> String { s.replacingOccurrences(of: "$DB", with: db).replacingOccurrences(of: "$MISSING", with: missing) }
-        let run = try Self.sentio(arguments.map(substitute))
+        let run = try await Self.sentio(arguments.map(substitute))
         #expect(run.status == 2, "\(arguments): \(run.stderr)")
         #expect(run.stderr.contains(substitute(message)), "\(arguments): \(run.stderr)")
         #expect(run.stdout.isEmpty)

@@ -17,7 +17,7 @@ struct SweepCLITests {
 
     static let rsiGrid = "rsi-period=7,14,21;rsi-lower=20,25,30;rsi-upper=70,80"
 
-    static func run(_ arguments: [String]) throws -> SentioRun { try runSentio(arguments) }
+    static func run(_ arguments: [String]) async throws -> SentioRun { try await runSentio(arguments) }
 
     /// The statistics object of each row of a sweep's JSON, and of `backtest --format json`, compared as parsed JSON
     /// values (numbers compared by their text, so equal means bit-identical).
@@ -29,7 +29,7 @@ struct SweepCLITests {
 
     /// Random rows (seeded) of an RSI sweep and of a sentio sweep are bit-identical to `sentio backtest --format json`
     /// with the fixed options plus the row's values.
-    @Test func randomRowsMatchBacktest() throws {
+    @Test func randomRowsMatchBacktest() async throws {
         let data = try Self.market().path
         var rng = SplitMix64(seed: 2016)
         let cases: [(fixed: [String], grid: String)] = [
@@ -41,7 +41,7 @@ struct SweepCLITests {
             (["--strategy", "rsi"], "sizing=fraction;fraction=0.25,0.5;slippage-bps=0,5;fractional=true,false"),
         ]
         for (fixed, grid) in cases {
-            let sweep = try Self.run(["sweep", data, "--grid", grid, "--format", "json", "--threads", "2"] + fixed)
+            let sweep = try await Self.run(["sweep", data, "--grid", grid, "--format", "json", "--threads", "2"] + fixed)
             try #require(sweep.status == 0, "\(sweep.stderr)")
             let output = try APIJSONValue.parse(sweep.stdout)
             guard case .array(let rows)? = output["rows"] else { Issue.record("no rows"); continue }
@@ -53,7 +53,7 @@ struct SweepCLITests {
                     guard case .string(let value) = field.value else { continue }
                     if field.key == "fractional" { if value == "true" { arguments.append("--fractional") } } else { arguments += ["--\(field.key)", value] }
                 }
-                let backtest = try Self.run(arguments)
+                let backtest = try await Self.run(arguments)
                 try #require(backtest.status == 0, "\(backtest.stderr)")
                 let summary = try APIJSONValue.parse(backtest.stdout)
                 let keys = stats.fields.map(\.key)
@@ -66,39 +66,39 @@ struct SweepCLITests {
     }
 
     /// `sweep merge` of the shard files is byte-identical to the unsharded sweep, in every format.
-    @Test func mergedShardsEqualTheWholeSweep() throws {
+    @Test func mergedShardsEqualTheWholeSweep() async throws {
         let data = try Self.market().path
         let dir = try temporaryDirectory("sweep-shards")
         let base = ["sweep", data, "--strategy", "rsi", "--grid", Self.rsiGrid, "--metric", "total-return"]
         var files: [String] = []
         for k in [3, 1, 2] {
             let file = dir.appendingPathComponent("shard\(k).json").path
-            let shard = try Self.run(base + ["--shard", "\(k)/3", "--format", "json", "--output", file])
+            let shard = try await Self.run(base + ["--shard", "\(k)/3", "--format", "json", "--output", file])
             try #require(shard.status == 0, "\(shard.stderr)")
             #expect(shard.stdout.isEmpty)
             files.append(file)
         }
         for format in ["table", "json", "csv"] {
-            let whole = try Self.run(base + ["--format", format])
-            let merged = try Self.run(["sweep", "merge"] + files + ["--format", format])
+            let whole = try await Self.run(base + ["--format", format])
+            let merged = try await Self.run(["sweep", "merge"] + files + ["--format", format])
             try #require(whole.status == 0 && merged.status == 0, "\(whole.stderr)\(merged.stderr)")
             #expect(merged.stdout == whole.stdout, "\(format)")
         }
-        let missing = try Self.run(["sweep", "merge", files[0], files[1]])
+        let missing = try await Self.run(["sweep", "merge", files[0], files[1]])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("missing shard 2/3"), "files[0] and files[1] are shards 3 and 1")
-        let twice = try Self.run(["sweep", "merge", files[0], files[0], files[1]])
+        let twice = try await Self.run(["sweep", "merge", files[0], files[0], files[1]])
         #expect(twice.status == 2)
         #expect(twice.stderr.contains("given twice"))
         let otherFile = dir.appendingPathComponent("other.json").path
-        let other = try Self.run(base + ["--commission", "0.01", "--shard", "2/3", "--format", "json", "--output", otherFile])
+        let other = try await Self.run(base + ["--commission", "0.01", "--shard", "2/3", "--format", "json", "--output", otherFile])
         try #require(other.status == 0)
-        let foreign = try Self.run(["sweep", "merge", files[0], files[2], otherFile])
+        let foreign = try await Self.run(["sweep", "merge", files[0], files[2], otherFile])
         #expect(foreign.status == 2)
         #expect(foreign.stderr.contains("differs"))
     }
 
-    @Test func badGridsFailBeforeAnyWork() throws {
+    @Test func badGridsFailBeforeAnyWork() async throws {
         let data = try Self.market().path
         let cases: [([String], String)] = [
             (["--strategy", "rsi", "--grid", "rsi-perod=7,14"], "rsi-perod is not a backtest option"),
@@ -109,7 +109,7 @@ struct SweepCLITests {
             (["--strategy", "rsi", "--grid", "rsi-period=1:3:0"], "positive step"),
         ]
         for (arguments, message) in cases {
-            let run = try Self.run(["sweep", data] + arguments)
+            let run = try await Self.run(["sweep", data] + arguments)
             #expect(run.status == 2, "\(arguments)")
             #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
             #expect(run.stdout.isEmpty)
@@ -117,11 +117,11 @@ struct SweepCLITests {
     }
 
     /// The report's heatmap: one cell per (X, Y) with the metric of the matching row.
-    @Test func reportHeatmapMatchesRows() throws {
+    @Test func reportHeatmapMatchesRows() async throws {
         let data = try Self.market().path
         let dir = try temporaryDirectory("sweep-report")
         let report = dir.appendingPathComponent("sweep.html").path
-        let run = try Self.run(["sweep", data, "--strategy", "rsi", "--grid", "rsi-period=7,14,21;rsi-lower=20,30", "--format", "json",
+        let run = try await Self.run(["sweep", data, "--strategy", "rsi", "--grid", "rsi-period=7,14,21;rsi-lower=20,30", "--format", "json",
                                 "--report", report, "--heatmap", "rsi-lower,rsi-period"])
         try #require(run.status == 0, "\(run.stderr)")
         let output = try APIJSONValue.parse(run.stdout)
@@ -136,17 +136,17 @@ struct SweepCLITests {
     }
 
     /// Saved sweeps read back as the same JSON; the walk-forward output stitches the test windows.
-    @Test func saveShowAndWalkForward() throws {
+    @Test func saveShowAndWalkForward() async throws {
         let data = try Self.market().path
         let dir = try temporaryDirectory("sweep-save")
         let db = dir.appendingPathComponent("s.sqlite").path
-        let run = try Self.run(["sweep", data, "--strategy", "rsi", "--grid", "rsi-period=7,14;rsi-lower=25,30", "--format", "json",
+        let run = try await Self.run(["sweep", data, "--strategy", "rsi", "--grid", "rsi-period=7,14;rsi-lower=25,30", "--format", "json",
                                 "--walk-forward", "120:60", "--save", "--db", db, "--label", "wf"])
         try #require(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("saved sweep 1"))
-        let shown = try Self.run(["sweep", "show", "1", "--db", db, "--format", "json"])
+        let shown = try await Self.run(["sweep", "show", "1", "--db", db, "--format", "json"])
         #expect(shown.stdout == run.stdout)
-        let list = try Self.run(["sweep", "list", "--db", db])
+        let list = try await Self.run(["sweep", "list", "--db", db])
         #expect(list.stdout.contains("wf"))
         let output = try APIJSONValue.parse(run.stdout)
         guard case .array(let windows)? = output["walkForward"]?["windows"] else { Issue.record("no windows"); return }

@@ -58,7 +58,7 @@ struct BrowserTests {
             k += 1
             try await Task.sleep(for: .milliseconds(50))
         }
-        process.waitUntilExit()
+        await exited(process)
         let dom = try String(contentsOf: output, encoding: .utf8)
         let cards = parseCards(dom)
         #expect(!cards.isEmpty, "no signal card in the page")

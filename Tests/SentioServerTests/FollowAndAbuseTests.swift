@@ -9,13 +9,9 @@ import SentioData
 import SentioTestSupport
 import Testing
 
-/// Waits (polling) until `condition` holds; a hang guard, not a measurement.
+/// Waits (polling) until `condition` holds; a hang guard, not a measurement (see `pollUntil`).
 func eventually(_ what: String, seconds: Double = 60, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw HarnessError("never happened: \(what)") }
-        try await Task.sleep(for: .milliseconds(20))
-    }
+    try await pollUntil("never happened: \(what)", seconds: seconds, interval: .milliseconds(20), condition)
 }
 
 /// The lines (each with its line feed) of a shipped sample file, header first.
@@ -148,14 +144,14 @@ struct FollowAndAbuseTests {
     }
 
     @Test("serve: --follow and --replay are mutually exclusive; a missing --follow directory is exit 2")
-    func followOptionErrors() throws {
+    func followOptionErrors() async throws {
         let dir = try temporaryDirectory("serve-follow-options")
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = dir.appendingPathComponent("s.sqlite").path
-        let both = try runSentio(["serve", "--db", db, "--port", "0", "--follow", dir.path, "--replay", "Data/market"])
+        let both = try await runSentio(["serve", "--db", db, "--port", "0", "--follow", dir.path, "--replay", "Data/market"])
         #expect(both.status == 2)
         #expect(both.stderr.contains("--follow and --replay are mutually exclusive"), "\(both.stderr)")
-        let missing = try runSentio(["serve", "--db", db, "--port", "0", "--symbols", "TQQQ", "--follow", dir.path + "/nope"])
+        let missing = try await runSentio(["serve", "--db", db, "--port", "0", "--symbols", "TQQQ", "--follow", dir.path + "/nope"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("--follow \(dir.path)/nope: no such directory"), "\(missing.stderr)")
     }

@@ -15,28 +15,24 @@ import SentioData
 import SentioTestSupport
 import Testing
 
-/// Collects the text messages of one WebSocket client and its close frame.
+/// Collects the text messages of one WebSocket client, its close frame, and why it could not connect.
 final class WSRecorder: Sendable {
     let messages = NIOLockedValueBox<[String]>([])
     let close = NIOLockedValueBox<WebSocketCloseFrame?>(nil)
     let finished = NIOLockedValueBox(false)
+    let connectionError = NIOLockedValueBox<String?>(nil)
 
     func waitFor(count: Int, seconds: Double = 20) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while messages.withLockedValue({ $0.count }) < count {
-            guard ContinuousClock.now < deadline else {
-                throw HarnessError("waited for \(count) messages, got \(messages.withLockedValue { $0.count })")
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await pollUntil("waited for \(count) messages, got \(messages.withLockedValue { $0.count })", seconds: seconds,
+            failFast: { [self] in
+                // The messages are recorded before `finished` is set: a finished client has all it will ever get.
+                guard finished.withLockedValue({ $0 }), messages.withLockedValue({ $0.count }) < count else { return nil }
+                return "the client ended" + (connectionError.withLockedValue { $0 }.map { " (\($0))" } ?? "")
+            }) { messages.withLockedValue { $0.count } >= count }
     }
 
     func waitUntilFinished(seconds: Double = 20) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !finished.withLockedValue({ $0 }) {
-            guard ContinuousClock.now < deadline else { throw HarnessError("the WebSocket did not close") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await pollUntil("the WebSocket did not close", seconds: seconds) { finished.withLockedValue { $0 } }
     }
 }
 
@@ -57,7 +53,9 @@ func connectRecorder(_ url: String, read: Bool = true) -> (WSRecorder, Task<Void
                 }
             }
             recorder.close.withLockedValue { $0 = frame }
-        } catch {}
+        } catch {
+            recorder.connectionError.withLockedValue { $0 = "\(error)" }
+        }
         recorder.finished.withLockedValue { $0 = true }
     }
     return (recorder, task)
@@ -191,31 +189,32 @@ struct LiveBehaviourTests {
 
         func start() async throws -> (Process, Int, URL) {
             let (process, _, stderr) = try startSentio(arguments, environment: environment)
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
-                let text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
-                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("sentio serve: listening on http://") }) {
-                    #expect(text.split(separator: "\n").filter { $0.hasPrefix("sentio serve:") }.count == 1)
-                    let port = Int(line.split(separator: ":").last!)!
-                    return (process, port, stderr)
+            var text = ""
+            do {
+                try await pollUntil("sentio serve never printed its ready line", interval: .milliseconds(50),
+                    failFast: { process.isRunning ? nil : "sentio serve exited: \(text)" }) {
+                    text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
+                    return text.split(separator: "\n").contains { $0.hasPrefix("sentio serve: listening on http://") }
                 }
-                if !process.isRunning { throw HarnessError("sentio serve exited: \(text)") }
-                try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                process.terminate()
+                throw error
             }
-            process.terminate()
-            throw HarnessError("sentio serve never printed its ready line")
+            let line = text.split(separator: "\n").first { $0.hasPrefix("sentio serve: listening on http://") }!
+            #expect(text.split(separator: "\n").filter { $0.hasPrefix("sentio serve:") }.count == 1)
+            return (process, Int(line.split(separator: ":").last!)!, stderr)
         }
         func post(_ port: Int, _ bars: [FeedBar]) async throws -> Int {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/v1/bars")
             request.method = .POST
             request.headers.add(name: "Authorization", value: "Bearer child-token")
             request.body = .bytes(ByteBuffer(string: ndjson(bars)))
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(300))  // a hang guard (see pollUntil)
             _ = try await response.body.collect(upTo: 1 << 20)
             return Int(response.status.code)
         }
         func get(_ port: Int, _ path: String) async throws -> String {
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(30))
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(300))  // a hang guard (see pollUntil)
             return String(buffer: try await response.body.collect(upTo: 16 << 20))
         }
 
@@ -224,14 +223,14 @@ struct LiveBehaviourTests {
         #expect(try await post(port, Array(steps.prefix(300).joined())) == 200)
         let acknowledged = try await get(port, "/api/v1/signals")
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await exited(process)
 
         (process, port, _) = try await start()
         #expect(try await get(port, "/api/v1/signals") == acknowledged)
         #expect(try await post(port, steps[300]) == 200)
         // Exit within 5 s is bounded by the service group's 4 s graceful-shutdown limit (no wall-clock assertion here).
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        await exited(process)
         #expect(process.terminationStatus == 0)
         #expect(process.terminationReason == .exit)
     }

@@ -83,10 +83,14 @@ public func startSentio(
 public func runSentio(
     _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil, stdin: URL? = nil,
     executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
-) throws -> SentioRun {
+) async throws -> SentioRun {
+    await ChildProcessSlots.shared.acquire()
+    defer { ChildProcessSlots.shared.release() }
     let (process, stdout, stderr) = try startSentio(
         arguments, environment: environment, in: directory, stdin: stdin, executable: executable)
-    process.waitUntilExit()
+    // Waited for off the cooperative pool: a test holding a pool thread for a child's whole run starves the
+    // in-process servers and WebSocket clients of other tests (the pool has one thread per core).
+    await exited(process)
     defer { try? FileManager.default.removeItem(at: stdout.deletingLastPathComponent()) }
     return SentioRun(
         status: process.terminationStatus,
@@ -95,11 +99,50 @@ public func runSentio(
 }
 
 /// Runs `sentio-dev arguments...` to completion.
-public func runSentioDev(_ arguments: [String], in directory: URL? = nil) throws -> SentioRun {
-    try runSentio(arguments, in: directory, executable: sentioDevExecutable)
+public func runSentioDev(_ arguments: [String], in directory: URL? = nil) async throws -> SentioRun {
+    try await runSentio(arguments, in: directory, executable: sentioDevExecutable)
 }
 
 /// Starts `sentio-dev arguments...`.
 public func startSentioDev(_ arguments: [String], in directory: URL? = nil) throws -> (process: Process, stdout: URL, stderr: URL) {
     try startSentio(arguments, in: directory, executable: sentioDevExecutable)
+}
+
+/// Bounds how many children `runSentio` runs at once (twice the cores): its waits no longer hold pool threads, so
+/// without a bound every CLI suite would start its children together. Waiting for a slot suspends; it never blocks.
+final class ChildProcessSlots: @unchecked Sendable {
+    // Unchecked: `free` and `waiters` are used only under `lock`.
+    static let shared = ChildProcessSlots(limit: max(2, 2 * ProcessInfo.processInfo.activeProcessorCount))
+
+    private let lock = NSLock()
+    private var free: Int
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) { free = limit }
+
+    func acquire() async {
+        await withCheckedContinuation { (slot: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if free > 0 {
+                free -= 1
+                lock.unlock()
+                slot.resume()
+            } else {
+                waiters.append(slot)
+                lock.unlock()
+            }
+        }
+    }
+
+    func release() {
+        lock.lock()
+        if waiters.isEmpty {
+            free += 1
+            lock.unlock()
+        } else {
+            let next = waiters.removeFirst()
+            lock.unlock()
+            next.resume()
+        }
+    }
 }
