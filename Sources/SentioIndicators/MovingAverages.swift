@@ -44,8 +44,7 @@ public struct SimpleMovingAverage: Sendable {
 ///
 /// Bit-identical to running ``SimpleMovingAverage`` value by value (the same running sum, error bound and
 /// re-summation, in TA-Lib's order), with the window read from the input array itself (`x[t − n + 1]` leaves
-/// after bar `t`; an exact re-summation reads `x[t − n + 1 … t]`) and the divisions in a second pass over
-/// each block.
+/// after bar `t`; an exact re-summation reads `x[t − n + 1 … t]`).
 ///
 /// - Returns: values valid from index `period − 1`.
 /// - Throws: `WindowOverflowError` naming the first bar whose window sum overflows.
@@ -99,25 +98,20 @@ func simpleMovingAverageKernel(
         }
         return (exactSum, exact.absoluteSum, exact.bound)
     }
-    // Pass 1 per block stores each window's checked sum; pass 2 divides the block.
-    let block = 1024
-    var start = n - 1
-    while start < count {
-        let end = min(count, start + block)
-        for i in start..<end {
-            let v = x[i]
-            sum += v
-            absoluteSum += abs(v)
-            sumError += u * (abs(sum) + absoluteSum)
-            if !(sumError <= tolerance * (absoluteSum - sumError)) { (sum, absoluteSum, sumError) = try recompute(i, sum) }
-            o[i] = sum
-            let old = x[i - n + 1]
-            sum -= old
-            absoluteSum -= abs(old)
-            sumError += u * (abs(sum) + absoluteSum)
-        }
-        for i in start..<end { o[i] = o[i] / periodValue }
-        start = end
+    // One pass: the division is off the running sum's dependency chain (two adds per value, TA-Lib's order),
+    // so it runs in the chain's shadow. (A second, vectorized division pass over each block measured 36 ms
+    // against 31 ms for this loop on 10,000,000 values: the chain, not the divider, is the limit.)
+    for i in (n - 1)..<count {
+        let v = x[i]
+        sum += v
+        absoluteSum += abs(v)
+        sumError += u * (abs(sum) + absoluteSum)
+        if !(sumError <= tolerance * (absoluteSum - sumError)) { (sum, absoluteSum, sumError) = try recompute(i, sum) }
+        o[i] = sum / periodValue
+        let old = x[i - n + 1]
+        sum -= old
+        absoluteSum -= abs(old)
+        sumError += u * (abs(sum) + absoluteSum)
     }
 }
 
