@@ -20,7 +20,7 @@ struct ProgressCLITests {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        await await exited(process)
+        await exited(process)
         return (String(decoding: try Data(contentsOf: output), as: UTF8.self), process.terminationStatus)
     }
 

@@ -303,7 +303,7 @@ struct StoreCrashTests {
                 try startSentioDev(["write-synthetic", "--db", db, "--count", "1", "--trades", "1", "--points", "10"])
             }
             for child in children {
-                await await exited(child.process)
+                await exited(child.process)
                 #expect(
                     child.process.terminationStatus == 0,
                     "\((try? String(contentsOf: child.stderr, encoding: .utf8)) ?? "")")
@@ -329,7 +329,7 @@ struct StoreCrashTests {
         #expect(started, "no run was saved")
         usleep(UInt32.random(in: 0...20_000))  // land anywhere inside the next save
         kill(child.process.processIdentifier, SIGKILL)
-        await await exited(child.process)
+        await exited(child.process)
         #expect(
             child.process.terminationReason == .uncaughtSignal,
             "the writer finished before it was killed: \((try? String(contentsOf: child.stderr, encoding: .utf8)) ?? "")")

@@ -39,7 +39,6 @@ public func pollUntil(
 
 /// Waits for `process` to exit without holding a thread of the cooperative pool (the wait runs on a Dispatch thread).
 public func exited(_ process: Process) async {
-    nonisolated(unsafe) let process = process  // only waited on, on one thread
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
         DispatchQueue.global().async {
             process.waitUntilExit()
