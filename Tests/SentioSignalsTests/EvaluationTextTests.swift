@@ -18,8 +18,9 @@ import Testing
             let n = e.model.scoredCount
             let text = EvaluationText.table(e, source: "x.csv")
             let error = 0.5 * (2 / (Double.pi * Double(n))).squareRoot()
-            #expect(text.contains("on \(n) signals shows an ECE of up to about \(EvaluationText.fixed(error, 3))"))
+            #expect(text.contains("on \(n) independent signals shows an ECE of about \(EvaluationText.fixed(error, 3))"))
             #expect(text.contains("too few signals") == (n < 64), "n = \(n)")
+            #expect(text.contains("more where outcomes overlap") == (n >= 64), "n = \(n)")
             if n < 64 { shortSeen = true } else { longSeen = true }
         }
         #expect(shortSeen && longSeen, "the series lengths must cover both cases")

@@ -22,9 +22,10 @@ public enum EvaluationText {
         }
         out += aligned(rel)
         if let floor = ForecastMetrics.calibrationSamplingError(count: e.model.scoredCount) {
-            out += "sampling error: a perfectly calibrated confidence on \(e.model.scoredCount) signals shows an ECE of up to about \(f(floor))"
+            out += "sampling error: a perfectly calibrated confidence on \(e.model.scoredCount) independent signals shows an ECE of about \(f(floor))"
             out += floor >= tooFewSignalsSamplingError
-                ? "; too few signals: these figures cannot tell calibration (or skill) from noise\n" : "\n"
+                ? "; too few signals: these figures cannot tell calibration (or skill) from noise\n"
+                : "; more where outcomes overlap (signals under \(e.config.horizon) bars apart) or symbols move together\n"
         }
         let t = e.model.targetOutcomes
         out += "\nstops and profit targets of the model's \(e.model.scoredCount) signals within \(e.config.horizon) bars: "
