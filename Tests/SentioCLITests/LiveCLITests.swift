@@ -13,23 +13,6 @@ import Glibc
 // `generate --format ndjson | live`, --follow. Final states are compared as `live show` prints them (the exact
 // engine snapshot, the portfolio and the trade history) and against `Backtest.run` on the same bars and options.
 
-/// Starts `sentio arguments...` with standard input from `input` (a file path or a pipe), output to files.
-func startLive(_ arguments: [String], input: Any) throws -> (process: Process, stdout: URL, stderr: URL) {
-    let process = Process()
-    process.executableURL = try sentioExecutable.get()
-    process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
-    let outputDirectory = try temporaryDirectory("sentio-live-output")
-    let stdout = outputDirectory.appendingPathComponent("stdout"), stderr = outputDirectory.appendingPathComponent("stderr")
-    _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
-    process.standardInput = input
-    process.standardOutput = try FileHandle(forWritingTo: stdout)
-    process.standardError = try FileHandle(forWritingTo: stderr)
-    try process.run()
-    return (process, stdout, stderr)
-}
-
 /// Runs `sentio arguments...` to completion with `text` on standard input.
 func runLive(_ arguments: [String], input text: String) async throws -> SentioRun {
     let file = try temporaryDirectory("sentio-live-input").appendingPathComponent("feed.ndjson")
@@ -110,7 +93,7 @@ struct LiveCLITests {
         var progressed = Set<Int64>()
         while kills < 24 {
             let pipe = Pipe()
-            let (process, stdout, _) = try startLive(arguments + ["--db", db], input: pipe)
+            let (process, stdout, _) = try startSentio(arguments + ["--db", db], input: pipe)
             // The rest of the feed is written from another thread in random pieces with random pauses while this
             // thread kills the process after a random delay: the kill lands anywhere from start-up to the middle of
             // a group commit.
@@ -214,7 +197,7 @@ struct LiveCLITests {
             for run in 0..<3 {
                 let db = dir.appendingPathComponent("pipe\(run).sqlite").path
                 let pipe = Pipe()
-                let (process, stdout, stderr) = try startLive(arguments + ["--db", db], input: pipe)
+                let (process, stdout, stderr) = try startSentio(arguments + ["--db", db], input: pipe)
                 let maxPiece = [64, 1_024, 70_000][run]
                 var pieces: [(Range<Int>, UInt32)] = []
                 var position = 0
@@ -379,7 +362,7 @@ struct LiveCLITests {
         let texts = series.map(csvLines)
         // The first half before the start, the rest appended while it runs.
         for (k, file) in files.enumerated() { try texts[k][0...30].joined().write(to: file, atomically: false, encoding: .utf8) }
-        let (process, _, stderr) = try startLive(
+        let (process, _, stderr) = try startSentio(
             arguments + ["--db", db, "--follow", data.path, "--poll-interval", "0.05"], input: FileHandle.nullDevice)
         for row in 31..<texts[0].count {
             for (k, file) in files.enumerated() {

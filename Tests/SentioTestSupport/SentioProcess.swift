@@ -58,10 +58,11 @@ public func locateExecutable(_ name: String, variable: String) -> Result<URL, Se
 }
 
 /// Starts `sentio arguments...` in `directory` (default: the repository root). Output goes to files in a
-/// temporary directory, so no pipe can fill up and block the child.
+/// temporary directory, so no pipe can fill up and block the child. Standard input: `input` (a `Pipe` or a
+/// `FileHandle` the test writes to) when given, else the file `stdin`, else nothing.
 public func startSentio(
     _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil, stdin: URL? = nil,
-    executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
+    input: Any? = nil, executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
 ) throws -> (process: Process, stdout: URL, stderr: URL) {
     let process = Process()
     process.executableURL = try executable.get()
@@ -74,7 +75,7 @@ public func startSentio(
     _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: stdout)
     process.standardError = try FileHandle(forWritingTo: stderr)
-    process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
+    process.standardInput = try input ?? stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
     try process.run()
     return (process, stdout, stderr)
 }
