@@ -564,11 +564,17 @@ struct SimulationCore: ~Copyable {
         var notional = quantity * fillPrice
         var commission = notional * commissionRate + fee
         if notional + commission > cash {
-            // Only reachable through rounding with fractional shares: shave the quantity to what cash pays.
+            // Only reachable through rounding with fractional shares: shave the quantity to what cash pays. The
+            // cost is four rounded operations away from `quantity · unitCost + fee`, so it can exceed the cash by a
+            // few ulps: step the quantity down one ulp at a time until it fits (a handful of steps; 64 at most).
             quantity = (cash - fee) / unitCost
-            quantity = quantity.nextDown
-            notional = quantity * fillPrice
-            commission = notional * commissionRate + fee
+            var steps = 0
+            repeat {
+                quantity = quantity.nextDown
+                notional = quantity * fillPrice
+                commission = notional * commissionRate + fee
+                steps += 1
+            } while notional + commission > cash && quantity > 0 && steps < 64
             guard quantity > 0, notional + commission <= cash else {
                 reject(symbol: s, side: .buy, step: step, reason: .insufficientCash)
                 return false

@@ -91,3 +91,40 @@ struct InvestorCurrencyTests {
         }
     }
 }
+
+/// Fractional DCA invests every deposit, whatever the rounding of price × (1 + slippage) × (1 + commission) + fee:
+/// a purchase that overshoots the cash by a few ulps is shaved to fit, never rejected (a rejected deposit would stay
+/// uninvested for the rest of the run).
+@Suite("DCA: every deposit is invested")
+struct DepositRoundingTests {
+    @Test("fractional DCA fills every deposit and leaves at most a few ulps of cash per deposit (2,000 random cases)")
+    func everyDepositFills() throws {
+        var rng = SplitMix64(seed: 0x0D_CA01)
+        for _ in 0..<2_000 {
+            let bars = Int.random(in: 20...80, using: &rng)
+            var price = Double.random(in: 0.5...900, using: &rng)
+            let rows = (0..<bars).map { _ -> (Double, Double, Double, Double) in
+                price *= 1 + Double.random(in: -0.05...0.05, using: &rng)
+                let p = Bool.random(using: &rng) ? price : (price * 10_000).rounded() / 10_000
+                return (p, p * 1.01, p * 0.99, p)
+            }
+            let amount = [100, 710, 1_000, 33.33, 0.07 * 3, Double.random(in: 1...5_000, using: &rng)].randomElement(using: &rng)!
+            let costs = TradingCosts(
+                commissionRate: [0, 0.001, 0.0035, Double.random(in: 0...0.01, using: &rng)].randomElement(using: &rng)!,
+                feePerOrder: amount >= 10 ? [0, 0, 0.99, 0.1].randomElement(using: &rng)! : 0,
+                slippageBasisPoints: [0, 5, 10, Double.random(in: 0...50, using: &rng)].randomElement(using: &rng)!)
+            let configuration = BacktestConfiguration(
+                initialCapital: 0, fill: Bool.random(using: &rng) ? .nextOpen : .close, costs: costs, fractionalShares: true)
+            let result = try Backtest(configuration).run(
+                DollarCostAveragingStrategy(amount: amount, every: Bool.random(using: &rng) ? .week : .month),
+                on: try Market([dailySeries("X", rows)]))
+            // Only a deposit decided on the last bar may go unfilled (no later bar to fill at, with next-open fills).
+            let rejected = result.rejectedOrders.filter { $0.rejection != .noBarForSymbol }
+            #expect(rejected.isEmpty, "amount \(amount), costs \(costs): \(rejected)")
+            // Each filled deposit is spent down to rounding: what stays is tiny against the deposits.
+            let unfilled = Double(result.rejectedOrders.count) * amount
+            let deposits = Double(result.orders.count) * amount
+            #expect(result.finalCash >= 0 && result.finalCash - unfilled <= deposits * 1e-12, "cash left \(result.finalCash) of \(deposits)")
+        }
+    }
+}
