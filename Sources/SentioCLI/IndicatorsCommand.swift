@@ -46,8 +46,8 @@ struct IndicatorsCommand: ParsableCommand {
     func validate() throws {
         try format.require([.csv, .json])
         for (name, value) in [("--rsi-period", rsiPeriod), ("--volume-window", volumeWindow), ("--atr-period", atrPeriod), ("--ma-period", maPeriod)]
-        where value < 1 {
-            throw ValidationError("\(name) must be a positive number of bars, got \(value)")
+        where value < 1 || value > maximumIndicatorPeriod {
+            throw ValidationError("\(name) must be a number of bars from 1 to \(maximumIndicatorPeriod), got \(value)")
         }
     }
 

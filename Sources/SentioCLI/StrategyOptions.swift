@@ -105,6 +105,9 @@ struct StrategyOptions: ParsableArguments {
             throw ValidationError("\(modelFlags.joined(separator: ", ")) \(modelFlags.count == 1 ? "applies" : "apply") to --strategy sentio only (signal model parameters)")
         }
         if let p = rsiPeriod, p < 1 { throw ValidationError("--rsi-period must be at least 1, got \(p)") }
+        if let p = rsiPeriod, p > maximumIndicatorPeriod {
+            throw ValidationError("--rsi-period must be at most \(maximumIndicatorPeriod) bars, got \(p)")
+        }
         let rsi = basicRequest.resolvedRSI
         if !(0 <= rsi.lower && rsi.lower < rsi.upper && rsi.upper <= 100) {
             throw ValidationError("--rsi-lower must be below --rsi-upper, both in [0, 100]; got \(rsi.lower) and \(rsi.upper)")

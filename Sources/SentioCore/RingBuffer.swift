@@ -8,7 +8,9 @@ public struct RingBuffer: Sendable, Codable {
     @inlinable public var count: Int { _count }
 
     public init(capacity: Int) {
-        precondition(capacity > 0, "ring buffer capacity must be positive")
+        // The upper limit turns an impossible request into a trap here rather than an allocation whose byte count
+        // overflows (front ends reject periods above SentioIndicators' `maximumIndicatorPeriod` first).
+        precondition(capacity > 0 && capacity <= Int.max / MemoryLayout<Double>.stride / 2, "ring buffer capacity \(capacity) out of range")
         storage = [Double](repeating: 0, count: capacity)
     }
 

@@ -7,6 +7,11 @@ import SentioCore
 // results are bit-identical by construction. Batch results are `IndicatorSeries` (values plus the
 // first valid index, TA-Lib's `outBegIdx`).
 
+/// The longest window or period an indicator, the signal model or a front end accepts: 1,000,000 bars (about 10
+/// years of minute bars of a US session). Every state allocates its window up front, so a limit turns an absurd
+/// request (`--volume-window 2305843009213693952`) into an input error instead of a failed allocation.
+public let maximumIndicatorPeriod = 1_000_000
+
 /// Runs `update` over `input` and collects the results into an `IndicatorSeries` whose values
 /// are NaN where `update` returned `nil` (the warm-up). The first error thrown by `update` stops the
 /// run and is rethrown.

@@ -1,4 +1,5 @@
 import SentioCore
+import SentioIndicators
 
 /// Every parameter of the Sentio signal model, with its default.
 ///
@@ -87,6 +88,14 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
     public func validate() throws(SignalConfigError) {
         func require(_ ok: Bool, _ key: String, _ rule: String, _ value: String) throws(SignalConfigError) {
             if !ok { throw SignalConfigError.outOfRange(parameter: key, value: value, rule: rule) }
+        }
+        let most = maximumIndicatorPeriod
+        for (key, value) in [
+            ("horizon", horizon), ("regressionWindow", regressionWindow), ("shortMomentumPeriod", shortMomentumPeriod),
+            ("mediumMomentumPeriod", mediumMomentumPeriod), ("rsiPeriod", rsiPeriod), ("volumeWindow", volumeWindow),
+            ("atrPeriod", atrPeriod),
+        ] {
+            try require(value <= most, key, "at most \(most) bars", "\(value)")
         }
         try require(horizon >= 1, "horizon", "at least 1", "\(horizon)")
         try require(

@@ -31,6 +31,24 @@ struct ReaderRulesCLITests {
         }
     }
 
+    @Test("periods above the limit are input errors (exit 2), not failed allocations: indicators, signals, backtest, sweep")
+    func hugePeriodsAreInputErrors() async throws {
+        let file = "Data/market/TQQQ.csv"
+        let cases: [([String], String)] = [
+            (["indicators", file, "--ma-period", "9223372036854775807"], "--ma-period must be a number of bars from 1 to 1000000"),
+            (["indicators", file, "--rsi-period", "1000001"], "--rsi-period must be a number of bars from 1 to 1000000"),
+            (["signals", file, "--volume-window", "2305843009213693952"], "'volumeWindow' is 2305843009213693952; it must be at most 1000000 bars"),
+            (["signals", file, "--horizon", "1000000000"], "'horizon' is 1000000000; it must be at most 1000000 bars"),
+            (["backtest", file, "--strategy", "rsi", "--rsi-period", "9223372036854775807"], "--rsi-period must be at most 1000000 bars"),
+            (["sweep", file, "--strategy", "sentio", "--grid", "volume-window=2,4611686018427387904"], "it must be at most 1000000 bars"),
+        ]
+        for (arguments, message) in cases {
+            let run = try await runSentio(arguments)
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+        }
+    }
+
     @Test("a zero price is rejected by every command with the file and line, not a 0-based bar")
     func zeroPrice() async throws {
         let directory = try temporaryDirectory("cli-zero")

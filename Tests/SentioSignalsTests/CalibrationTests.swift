@@ -1,5 +1,6 @@
 import Foundation
 import SentioCore
+import SentioIndicators
 import SentioTestSupport
 import Testing
 
@@ -122,6 +123,27 @@ import Testing
         }
         for (b, p) in truth.enumerated() {
             #expect(abs(calibrator.probability(direction: 0, directionalScore: -2 + Double(b) + 0.5) - p) < 0.02)
+        }
+    }
+
+    /// Every integer period of the model has an upper limit (`maximumIndicatorPeriod`): beyond it the states
+    /// would allocate windows whose byte counts overflow; at the limit the config is valid.
+    @Test func periodsHaveAnUpperLimit() throws {
+        let periods: [WritableKeyPath<SignalModelConfig, Int>] = [
+            \.horizon, \.regressionWindow, \.shortMomentumPeriod, \.mediumMomentumPeriod, \.rsiPeriod, \.volumeWindow, \.atrPeriod,
+        ]
+        for path in periods {
+            for huge in [maximumIndicatorPeriod + 1, 1 << 61, Int.max - 1, Int.max] {
+                var c = SignalModelConfig()
+                c[keyPath: path] = huge
+                if path == \.shortMomentumPeriod { c.mediumMomentumPeriod = maximumIndicatorPeriod }
+                #expect(throws: SignalConfigError.self, "\(path) = \(huge)") { try c.validate() }
+            }
+            // At the limit (the short momentum period just below it: it must stay below the medium one).
+            var c = SignalModelConfig()
+            c.mediumMomentumPeriod = maximumIndicatorPeriod
+            c[keyPath: path] = path == \.shortMomentumPeriod ? maximumIndicatorPeriod - 1 : maximumIndicatorPeriod
+            #expect(throws: Never.self, "\(path) at the limit") { try c.validate() }
         }
     }
 
