@@ -66,7 +66,7 @@ struct EvaluateCommand: ParsableCommand {
         OutputTransaction.reachedStagedPoint()
         try outputs.commit()
         progress.finish()  // before anything is printed on standard output
-        if output == nil { FileHandle.standardOutput.write(Data(text.utf8)) }
+        if output == nil { try StandardOutput.write(text) }
     }
 
     static func reportContent(_ e: WalkForwardEvaluation, source: String) -> EvaluationReportContent {

@@ -48,12 +48,17 @@ struct ImportCommand: ParsableCommand {
         progress.begin("reading and writing", unit: "files")
         progress.update(0, of: files.count)
         var imported = 0
+        // The per-file lines cannot throw out of the import's callback: the first failure to write them is
+        // kept and reported once the import has finished (the files are imported either way).
+        var outputFailure: WriteError?
         do {
             result = try StoreImport.run(
                 files: files, into: database, readOptions: lenient.readOptions, replace: replace, defaultNames: builtIn,
                 progress: { report in
                     progress.clearLine()
-                    FileHandle.standardOutput.write(Data((report.description + "\n").utf8))
+                    if outputFailure == nil {
+                        do throws(WriteError) { try StandardOutput.write(report.description + "\n") } catch { outputFailure = error }
+                    }
                     imported += 1
                     progress.update(imported, of: files.count)
                 })
@@ -67,6 +72,7 @@ struct ImportCommand: ParsableCommand {
             throw error.underlying
         }
         progress.finish()
+        if let outputFailure { throw outputFailure }
         if lenient.enabled { try lenient.report(result.skipped) }
         print(result.summary(databasePath: database.path, replace: replace))
     }

@@ -79,6 +79,6 @@ func emit(_ bytes: [UInt8], to path: String?) throws {
     if let path {
         try AtomicFile.write(path: path, bytes: bytes)
     } else {
-        FileHandle.standardOutput.write(Data(bytes))
+        try StandardOutput.write(bytes)
     }
 }

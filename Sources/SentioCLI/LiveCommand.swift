@@ -170,15 +170,7 @@ struct LiveEventOutput {
     }
 
     private func writeBytes() throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw UsageError("cannot write events to standard output: \(String(cString: strerror(errno)))")
-            }
-            offset += n
-        }
+        try StandardOutput.write(bytes)
     }
 }
 
@@ -376,7 +368,7 @@ struct LiveShowCommand: ParsableCommand {
             let history = try session.tradeHistory()
             print(format == .csv ? try history.csv() : try APIJSON.encode(history), terminator: "")
         case .snapshot:
-            FileHandle.standardOutput.write(Data(try session.snapshot().encoded()))
+            try StandardOutput.write(try session.snapshot().encoded())
             print()
         }
     }

@@ -44,6 +44,8 @@ struct SentioCommand: ParsableCommand {
         do {
             var command = try parseAllowingNegativeValues(Array(CommandLine.arguments.dropFirst()))
             try command.run()
+            // What `print` left in the C library's buffer: an output that cannot be written is an error.
+            try StandardOutput.flushPrinted()
         } catch {
             exit(withSentioError: error)
         }
@@ -141,11 +143,6 @@ func printError(_ message: String) {
     print(message, to: &stream)
 }
 
-struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
-        FileHandle.standardError.write(Data(string.utf8))
-    }
-}
 
 /// An invalid combination of options or arguments found after parsing; exit code 2.
 struct UsageError: UserInputError {

@@ -122,7 +122,7 @@ struct SignalsCommand: ParsableCommand {
             printError("saved \(count) signal(s) to \(database.path)")
         }
         try outputs.commit()
-        if output == nil { FileHandle.standardOutput.write(Data(text.utf8)) }
+        if output == nil { try StandardOutput.write(text) }
     }
 
     /// True when the bars come from the store: `--db` given and no PATH.

@@ -142,6 +142,34 @@ struct OutputAtomicityTests {
     }
 }
 
+/// Standard output that cannot be written (`/dev/full`: every write fails with ENOSPC) is an error with its reason
+/// and exit 2, whether the command writes its result directly or prints it — never a trap, never exit 0 with the
+/// output lost.
+@Suite("Standard output that cannot be written", .enabled(if: FileManager.default.isWritableFile(atPath: "/dev/full")))
+struct UnwritableStandardOutputTests {
+    @Test("indicators, signals, evaluate, backtest, sweep, generate, xirr, fund, allowance: exit 2, '<stdout>: cannot write'")
+    func everyCommandReportsIt() async throws {
+        let market = "Data/market/TQQQ.csv"
+        let flows = try temporaryDirectory("sentio-full-stdout").appendingPathComponent("flows.csv")
+        try "date,amount\n2020-01-01,-100\n2021-01-01,110\n".write(to: flows, atomically: true, encoding: .utf8)
+        let commands: [[String]] = [
+            ["indicators", market], ["signals", market], ["signals", "--history", "--format", "csv", market],
+            ["evaluate", market], ["backtest", market], ["sweep", market, "--strategy", "rsi", "--grid", "rsi-period=5,6"],
+            ["generate", "--symbols", "TQQQ", "--bars", "10", "--format", "ndjson"],
+            ["xirr", flows.path], ["fund", "Data/funds/events.csv", "--meta", "Data/funds/funds.csv"],
+            ["allowance", "Data/allowance/ledger.csv", "--children", "Data/allowance/children.csv"],
+        ]
+        for arguments in commands {
+            let full = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+            let run = try await runSentio(arguments, output: full)
+            try full.close()
+            #expect(run.status == 2, "\(arguments): status \(run.status), \(run.stderr)")
+            #expect(run.stderr.contains("<stdout>: cannot write: No space left on device"), "\(arguments): \(run.stderr)")
+            #expect(!run.stderr.contains("Fatal error"), "\(arguments)")
+        }
+    }
+}
+
 @Suite("Negative option values")
 struct NegativeOptionTests {
     /// Every option of every command, from ArgumentParser's own description of the command line.

@@ -59,10 +59,11 @@ public func locateExecutable(_ name: String, variable: String) -> Result<URL, Se
 
 /// Starts `sentio arguments...` in `directory` (default: the repository root). Output goes to files in a
 /// temporary directory, so no pipe can fill up and block the child. Standard input: `input` (a `Pipe` or a
-/// `FileHandle` the test writes to) when given, else the file `stdin`, else nothing.
+/// `FileHandle` the test writes to) when given, else the file `stdin`, else nothing. `output` replaces the stdout
+/// file (say `/dev/full`; the returned file then stays empty).
 public func startSentio(
     _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil, stdin: URL? = nil,
-    input: Any? = nil, executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
+    input: Any? = nil, output: FileHandle? = nil, executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
 ) throws -> (process: Process, stdout: URL, stderr: URL) {
     let process = Process()
     process.executableURL = try executable.get()
@@ -73,7 +74,7 @@ public func startSentio(
     let stdout = outputDirectory.appendingPathComponent("stdout"), stderr = outputDirectory.appendingPathComponent("stderr")
     _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
     _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
-    process.standardOutput = try FileHandle(forWritingTo: stdout)
+    process.standardOutput = try output ?? FileHandle(forWritingTo: stdout)
     process.standardError = try FileHandle(forWritingTo: stderr)
     process.standardInput = try input ?? stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
     try process.run()
@@ -83,12 +84,12 @@ public func startSentio(
 /// Runs `sentio arguments...` to completion and returns its exit status and output.
 public func runSentio(
     _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil, stdin: URL? = nil,
-    executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
+    output: FileHandle? = nil, executable: Result<URL, SentioExecutableNotFound> = sentioExecutable
 ) async throws -> SentioRun {
     await ChildProcessSlots.shared.acquire()
     defer { ChildProcessSlots.shared.release() }
     let (process, stdout, stderr) = try startSentio(
-        arguments, environment: environment, in: directory, stdin: stdin, executable: executable)
+        arguments, environment: environment, in: directory, stdin: stdin, output: output, executable: executable)
     // Waited for off the cooperative pool: a test holding a pool thread for a child's whole run starves the
     // in-process servers and WebSocket clients of other tests (the pool has one thread per core).
     await exited(process)
