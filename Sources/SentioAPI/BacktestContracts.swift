@@ -112,7 +112,11 @@ public enum BacktestContracts {
 
     static func wholeShares(_ amount: Double, subject: String) throws(APIContractError) -> Int {
         guard amount.isFinite, abs(amount) < 9.0e15 else {
-            throw APIContractError(subject: subject, field: "shares", message: "amount \(amount) is not a finite share count")
+            throw APIContractError(
+                subject: subject, field: "shares",
+                message: amount.isFinite
+                    ? "\(amount) shares is beyond the whole-share counts the contract carries exactly (below 9e15)"
+                    : "\(amount) is not a finite share count")
         }
         return Int(amount.rounded(.towardZero))
     }

@@ -115,7 +115,7 @@ public struct LiveFillEvent: Sendable, Hashable, Codable {
 ///
 /// `reason` codes:
 /// - orders: the backtest's `RejectionReason` (`insufficient-cash`, `zero-size`, `no-bar-for-symbol`,
-///   `max-positions-reached`, `position-already-open`, `no-open-position`, `invalid-amount`), with `orderId`;
+///   `max-positions-reached`, `position-already-open`, `no-open-position`, `invalid-amount`, `quantity-overflow`), with `orderId`;
 /// - bars: `conflicting-bar` (same symbol and timestamp as a processed bar, different values), `late-bar`
 ///   (older than the session's current step), `invalid-bar` (the OHLCV reader's rules; `field` names the
 ///   field), `unknown-symbol` (not in the session's universe), `unusable-bar` (the signal model cannot

@@ -555,6 +555,10 @@ struct SimulationCore: ~Copyable {
         }
         budget = Swift.min(budget, cash)
         let raw = (budget - fee) / unitCost
+        guard raw != .infinity else {
+            reject(symbol: s, side: .buy, step: step, reason: .quantityOverflow)
+            return false
+        }
         var quantity = configuration.fractionalShares ? raw : raw.rounded(.down)
         if !(quantity > 0) {
             let affordable = configuration.fractionalShares ? cash > fee : (cash - fee) / unitCost >= 1

@@ -24,6 +24,10 @@ public enum RejectionReason: String, Sendable, Codable {
     case noOpenPosition = "no-open-position"
     /// A contribution amount that is not finite and positive.
     case invalidAmount = "invalid-amount"
+    /// The budget buys more shares than a double can count (a price below about budget / 1.8e308, such as
+    /// 1e-306): no quantity can be represented, so nothing is bought (a capped quantity would invest a
+    /// fraction of the budget and report it as a full purchase).
+    case quantityOverflow = "quantity-overflow"
 }
 
 public enum OrderSide: String, Sendable, Codable { case buy, sell }

@@ -125,6 +125,29 @@ struct SimulatorTests {
         #expect(t.exitBar == 2 && t.exitPrice == 104 && t.exitReason == .stopLoss)  // gap below 104.5
     }
 
+    /// A price so small that the budget would buy more shares than a double holds: the order is rejected
+    /// (`quantity-overflow`) and the cash stays whole; before, the quantity was capped at 1.8e308 shares, which
+    /// invested a fraction of the budget (221.94 of 100,000 at 1.2345678e-306) and reported a full purchase.
+    @Test("a quantity beyond a double's range is rejected, never capped (all-in, whole and fractional, DCA)", arguments: [false, true])
+    func quantityOverflow(fractional: Bool) throws {
+        // 100,000 / price overflows below about 5.6e-304; 100 / price below about 5.6e-307.
+        for price in [1.2345678e-306, 1e-310, 5e-324] {
+            let s = dailySeries("A", flat(price, count: 6))
+            let allIn = try Backtest(BacktestConfiguration(initialCapital: 100_000, fractionalShares: fractional))
+                .run(BuyAndHoldStrategy(), on: Market([s]))
+            #expect(allIn.orders.map(\.rejection) == [.quantityOverflow], "price \(price)")
+            #expect(allIn.finalCash == 100_000 && allIn.openPositions.isEmpty)
+            guard price < 5e-307 else { continue }
+            let dca = try Backtest(BacktestConfiguration(initialCapital: 0, fractionalShares: fractional))
+                .run(DollarCostAveragingStrategy(amount: 100, every: .week), on: Market([s]))
+            #expect(!dca.orders.isEmpty && dca.orders.allSatisfy { $0.rejection == .quantityOverflow }, "price \(price)")
+        }
+        // Small but representable: bought in full.
+        let s = dailySeries("A", flat(1e-300, count: 6))
+        let r = try Backtest(BacktestConfiguration(initialCapital: 100_000, fractionalShares: fractional)).run(BuyAndHoldStrategy(), on: Market([s]))
+        #expect(r.orders.allSatisfy(\.isFilled) && r.finalCash < 1_000)
+    }
+
     @Test("rejections are logged with reasons, never dropped")
     func rejections() throws {
         let a = dailySeries("A", flat(100, count: 4))
