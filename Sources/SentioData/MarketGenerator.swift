@@ -157,6 +157,14 @@ public struct GeneratedPair: Sendable {
     public var bullReverseSplits: [Int]
     /// As `bullReverseSplits`, for the bear fund.
     public var bearReverseSplits: [Int]
+    /// Bar indices of the first bar after each 10-for-1 split of the bull fund (prices are unadjusted).
+    public var bullSplits: [Int] = []
+    /// As `bullSplits`, for the bear fund.
+    public var bearSplits: [Int] = []
+    /// Bar indices from which `underlyingClose` is in units 2⁻⁶⁰⁰ times smaller than before (the level is
+    /// rescaled by that exact power of two when it passes 2⁶⁰⁰, so that it never overflows over thousands of
+    /// years of bars; the funds only use its ratios, which the rescaling leaves bit for bit the same).
+    public var underlyingRescales: [Int] = []
 }
 
 /// A deterministic synthetic market of bull/bear leveraged ETF pairs.
@@ -174,7 +182,9 @@ public struct GeneratedPair: Sendable {
 ///   The underlying's intraday move is bounded to ±25% of its previous close so fund prices stay positive;
 ///   rounded prices are at least one unit of the last decimal. Leveraged funds decay under volatility, so, as
 ///   real ones do, a fund that closes below $1 does a 1-for-10 reverse split before the next open (prices are
-///   not split-adjusted; ``GeneratedPair`` lists the split bars). The committed two-year sample has none.
+///   not split-adjusted; ``GeneratedPair`` lists the split bars). The committed two-year sample has none. A fund
+///   that closes above $1,000,000 does a 10-for-1 split, so prices stay within what their decimals hold exactly
+///   however many bars are asked (up to the year 9999).
 /// - Volume (integer shares): the fund's typical volume × 1.8 in the volatile regime × a log-normal factor ×
 ///   (1 + k·|bar return|); minute bars follow a U-shaped intraday profile.
 ///
@@ -187,6 +197,12 @@ public struct MarketGenerator: Sendable {
     public static let reverseSplitBelow = 1.0
     /// Shares merged per new share in a reverse split (prices are multiplied by this).
     public static let reverseSplitRatio = 10.0
+    /// A fund whose close rises above this price does a 10-for-1 split before the next open (far above any price
+    /// of the samples; without it a bull fund compounding over hundreds of thousands of bars reaches prices its
+    /// decimals cannot hold, and then infinity).
+    public static let splitAbove = 1_000_000.0
+    /// New shares per share in a split (prices are divided by this).
+    public static let splitRatio = 10.0
 
     /// - Throws: ``MarketConfigError`` for unknown or duplicate symbols, `bars < 1`, bad decimals/leverage, or bars
     ///   that would run past 9999-12-31.
@@ -306,6 +322,7 @@ public struct MarketGenerator: Sendable {
         var underlyingClose: [Double] = []
         underlyingClose.reserveCapacity(total)
         var bullSplits: [Int] = [], bearSplits: [Int] = []
+        var bullForwardSplits: [Int] = [], bearForwardSplits: [Int] = [], rescales: [Int] = []
 
         var level = 100.0
         var bullBase = rounded(pair.bullStartPrice)
@@ -320,6 +337,11 @@ public struct MarketGenerator: Sendable {
                 if market.nextUnitInterval() <= 0.08 { isVolatile = false }
             } else if market.nextUnitInterval() <= 0.02 {
                 isVolatile = true
+            }
+            if level > 0x1p600 {
+                // Exact (a power of two): every ratio of levels the funds use is unchanged, bit for bit.
+                level *= 0x1p-600
+                rescales.append(produced)
             }
             let dailySigma = isVolatile ? pair.volatileVolatility : pair.calmVolatility
             let gapSigma = dailySigma * 0.1.squareRoot()
@@ -391,10 +413,20 @@ public struct MarketGenerator: Sendable {
                 bearBase = rounded(bearBase * Self.reverseSplitRatio)
                 bearSplits.append(produced)
             }
+            if bullBase > Self.splitAbove {
+                bullBase = rounded(bullBase / Self.splitRatio)
+                bullForwardSplits.append(produced)
+            }
+            if bearBase > Self.splitAbove {
+                bearBase = rounded(bearBase / Self.splitRatio)
+                bearForwardSplits.append(produced)
+            }
             day = Self.businessDay(onOrAfter: CivilDate(daysSinceEpoch: day.daysSinceEpoch + 1))
         }
         return GeneratedPair(
             pair: pair, underlyingClose: underlyingClose, bull: bull, bear: bear,
-            bullReverseSplits: bullSplits.filter { $0 < total }, bearReverseSplits: bearSplits.filter { $0 < total })
+            bullReverseSplits: bullSplits.filter { $0 < total }, bearReverseSplits: bearSplits.filter { $0 < total },
+            bullSplits: bullForwardSplits.filter { $0 < total }, bearSplits: bearForwardSplits.filter { $0 < total },
+            underlyingRescales: rescales)
     }
 }

@@ -113,6 +113,49 @@ struct MarketGeneratorTests {
         #expect(splits > 0)  // 20 years of 3x funds: some must have decayed below $1
     }
 
+    /// An underlying drifting +20 % a day: the bull fund passes $1,000,000 within weeks and the level 2⁶⁰⁰ within
+    /// about 2,000 bars. Splits keep every price positive, finite and exact in 4 decimals (before, a 2,000,000-bar
+    /// default run wrote prices like 9.23e15 and then `inf`); the daily-reset relation holds across splits and
+    /// rescalings.
+    @Test(arguments: [BarFrequency.daily, .minute])
+    func splitsAndRescalingKeepExplosiveRunsRepresentable(frequency: BarFrequency) throws {
+        let rocket = LeveragedPair(
+            bull: "UP", bear: "DOWN", underlying: "Rocket", calmVolatility: 0.01, volatileVolatility: 0.02, drift: 0.2,
+            bullStartPrice: 10, bearStartPrice: 10, bullVolume: 1e6, bearVolume: 1e6)
+        let days = 2_600
+        let config = MarketConfig(bars: days * frequency.barsPerDay, frequency: frequency, seed: 5, universe: [rocket])
+        let generated = try MarketGenerator(config: config).generatePair(0)
+        #expect(generated.bullSplits.count > 10 && generated.bearReverseSplits.count > 10)
+        #expect(!generated.underlyingRescales.isEmpty)
+        for series in [generated.bull, generated.bear] {
+            var outOfRange: [Double] = [], notFourDecimals: [Double] = []
+            for column in [series.open, series.high, series.low, series.close] {
+                for price in column {
+                    if !(price.isFinite && price > 0 && price <= MarketGenerator.splitAbove * 1.75 * (1 + 1e-9)) { outOfRange.append(price) }
+                    // The double nearest to k / 10⁴ for an integer k that a double holds exactly.
+                    let k = (price * 10_000).rounded()
+                    if !(k / 10_000 == price && k < 0x1p53) { notFourDecimals.append(price) }
+                }
+            }
+            #expect(outOfRange.isEmpty, "\(series.symbol): \(outOfRange.prefix(5))")
+            #expect(notFourDecimals.isEmpty, "\(series.symbol): \(notFourDecimals.prefix(5))")
+        }
+        guard frequency == .daily else { return }
+        let u = generated.underlyingClose
+        var worst = 0.0
+        for t in 1..<u.count where !generated.underlyingRescales.contains(t) {
+            let r = u[t] / u[t - 1] - 1
+            var base = generated.bull.close[t - 1]
+            if generated.bullSplits.contains(t) { base = (base / 10 * 10_000).rounded() / 10_000 }
+            if generated.bullReverseSplits.contains(t) { base = (base * 10 * 10_000).rounded() / 10_000 }
+            // Half a unit of the 4th decimal (the close's rounding), as without splits, plus a few ulps of the
+            // price for the rounding's own arithmetic (prices reach 10⁶ here).
+            let expected = base * (1 + 3 * r)
+            worst = max(worst, abs(generated.bull.close[t] - expected) - 0.5e-4 - 4 * expected.ulp)
+        }
+        #expect(worst <= 0, "bull close against 3x the underlying's return: \(worst) beyond the rounding")
+    }
+
     /// Minute bars: the leverage resets daily, so the last bar of each day relates to the previous day's last bar.
     @Test func minuteBarsResetLeverageDaily() throws {
         let generator = try market(symbols: ["TQQQ"], bars: 390 * 5, frequency: .minute)
