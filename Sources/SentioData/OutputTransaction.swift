@@ -25,9 +25,16 @@ import Darwin
 /// Stale temporary files — left by a process killed while writing (SIGKILL, power loss) — are removed by the next
 /// transaction that stages a file in the same folder: only files with the recognizable name whose writer process
 /// is no longer alive.
+///
+/// What is at the target is kept: a symbolic link is followed (the file it points to is replaced, the link stays a
+/// link), and a target that exists but is not a regular file — a FIFO, a terminal, `/dev/stdout`, `/dev/null` — is
+/// written into, not replaced: its output is staged in the system's temporary folder and copied into it at
+/// `commit()`, after the renames (such a target cannot take part in the all-or-nothing guarantee).
 public final class OutputTransaction {
     /// A staged output: its temporary file and the target it will replace.
     private var staged: [(temporary: String, target: String)] = []
+    /// Staged outputs for targets that are not regular files (written into at commit, not renamed over).
+    private var streamed: [(temporary: String, target: String)] = []
     private var committed = false
 
     /// The marker in temporary file names.
@@ -46,10 +53,15 @@ public final class OutputTransaction {
     ///
     /// - Throws: ``WriteError`` naming `path` when the temporary file cannot be created or written (the
     ///   partial file is removed); errors thrown by `body`.
-    public func stage(_ path: String, _ body: (inout ByteWriter) throws -> Void) throws {
+    public func stage(_ requested: String, _ body: (inout ByteWriter) throws -> Void) throws {
         precondition(!committed, "OutputTransaction: stage after commit")
-        Self.recover(inFolderOf: path)
-        let temporary = Self.temporaryPath(for: path)
+        // A target that exists but is not a regular file is written into through its own path (`open` follows
+        // links, also `/dev/stdout`'s `/proc/self/fd/1`, whose link text is no path); any other target has its links
+        // resolved so that the rename replaces the file, not the link.
+        let isStream = Self.isExistingNonRegularFile(requested) || Self.isDescriptorPath(requested)
+        let path = isStream ? requested : try Self.resolvingLinks(requested)
+        if !isStream { Self.recover(inFolderOf: path) }
+        let temporary = isStream ? Self.streamTemporaryPath() : Self.temporaryPath(for: path)
         guard let file = fopen(temporary, "wbx") else {
             throw WriteError(path: path, reason: String(cString: strerror(errno)))
         }
@@ -70,7 +82,7 @@ public final class OutputTransaction {
             unlink(temporary)
             throw WriteError(path: path, reason: reason)
         }
-        staged.append((temporary, path))
+        if isStream { streamed.append((temporary, path)) } else { staged.append((temporary, path)) }
     }
 
     /// Stages `bytes` as the new content of `path`.
@@ -90,6 +102,11 @@ public final class OutputTransaction {
     public func commit() throws {
         precondition(!committed, "OutputTransaction: commit twice")
         committed = true
+        try renameStaged()
+        try copyStreamed()
+    }
+
+    private func renameStaged() throws {
         guard !staged.isEmpty else { return }
         if staged.count == 1 {
             let (temporary, target) = staged[0]
@@ -119,11 +136,95 @@ public final class OutputTransaction {
         unlink(record)
     }
 
+    /// Copies each output staged for a non-regular target into it (opened for writing, truncated where that
+    /// applies), then removes the temporary file; every temporary file is removed even after a failure.
+    private func copyStreamed() throws {
+        defer { for (temporary, _) in streamed { unlink(temporary) } }
+        for (temporary, target) in streamed {
+            guard let data = FileManager.default.contents(atPath: temporary) else {
+                throw WriteError(path: target, reason: "cannot read back the staged output \(temporary)")
+            }
+            // `/dev/stdout` and the like: the process's own descriptor, as the shell set it up (appending, say);
+            // anything else opened for writing (truncated only if it turns out to be a regular file).
+            let inherited = Self.inheritedDescriptor(target)
+            let descriptor = inherited ?? open(target, O_WRONLY | O_CLOEXEC | (Self.isRegularFile(target) ? O_TRUNC : 0))
+            guard descriptor >= 0 else { throw WriteError(path: target, reason: String(cString: strerror(errno))) }
+            defer { if inherited == nil { close(descriptor) } }
+            var offset = 0
+            while offset < data.count {
+                let n = data.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw WriteError(path: target, reason: String(cString: strerror(errno)))
+                }
+                offset += n
+            }
+        }
+    }
+
     /// Removes the staged temporary files (nothing is renamed). Safe to call more than once.
     public func rollback() {
         guard !committed else { return }
-        for (temporary, _) in staged { unlink(temporary) }
+        for (temporary, _) in staged + streamed { unlink(temporary) }
         staged.removeAll()
+        streamed.removeAll()
+    }
+
+    /// `path` with its symbolic links followed to the file they name (which may not exist yet); `path` itself when
+    /// it is not a link.
+    ///
+    /// - Throws: ``WriteError`` for a chain of more than 40 links (a loop).
+    static func resolvingLinks(_ path: String) throws -> String {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(current, &buffer, buffer.count - 1)
+            guard length > 0 else { return current }
+            let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = target.hasPrefix("/") ? target : folder(of: current) + target
+        }
+        throw WriteError(path: path, reason: "too many levels of symbolic links")
+    }
+
+    /// Whether `path` exists and is something other than a regular file or a directory (a FIFO, a device, a socket).
+    static func isExistingNonRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        return kind != S_IFREG && kind != S_IFDIR
+    }
+
+    /// `/dev/…` and `/proc/…` paths (`/dev/stdout`, `/dev/fd/3`): written into even when they lead to a regular file
+    /// (a shell redirection, perhaps appending), never renamed over.
+    static func isDescriptorPath(_ path: String) -> Bool {
+        path.hasPrefix("/dev/") || path.hasPrefix("/proc/")
+    }
+
+    /// The descriptor a `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or `/proc/self/fd/N` path names, if it is open.
+    static func inheritedDescriptor(_ path: String) -> Int32? {
+        let number: Int32?
+        switch path {
+        case "/dev/stdout": number = 1
+        case "/dev/stderr": number = 2
+        default:
+            let prefixes = ["/dev/fd/", "/proc/self/fd/"]
+            number = prefixes.first { path.hasPrefix($0) }.flatMap { Int32(path.dropFirst($0.count)) }
+        }
+        guard let number, fcntl(number, F_GETFD) >= 0 else { return nil }
+        return number
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// A temporary file in the system's temporary folder for an output whose target is not a regular file.
+    static func streamTemporaryPath() -> String {
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return (folder.hasSuffix("/") ? folder : folder + "/") + "sentio-output" + temporaryMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
     // MARK: - Recovery and stale files

@@ -142,6 +142,83 @@ struct OutputAtomicityTests {
     }
 }
 
+/// What a reader thread got (unchecked: `value` is used only under `lock`).
+private final class ReceivedBytes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Data?
+    func set(_ data: Data?) { lock.withLock { value = data ?? Data() } }
+    func get() -> Data? { lock.withLock { value } }
+}
+
+/// What is at an output path is kept: a symbolic link stays a link (the file it names gets the output), a FIFO stays
+/// a FIFO (its reader gets the output), `/dev/stdout` is written through the process's own descriptor (a shell's
+/// `>>` appends), `/dev/full` stays a device (and its error is reported). Before, the temporary file was renamed
+/// over whatever was there.
+@Suite("Output paths that are links, FIFOs or devices")
+struct OutputTargetKindTests {
+    let market = "Data/market/TQQQ.csv"
+
+    /// The bytes `sentio indicators` writes for the market file.
+    func expected() async throws -> String {
+        let run = try await runSentio(["indicators", market])
+        try #require(run.status == 0, "\(run.stderr)")
+        return run.stdout
+    }
+
+    @Test("a symbolic link is followed: its file is replaced, the link stays (also a link to a file not yet there)")
+    func symbolicLink() async throws {
+        let folder = try temporaryDirectory("sentio-output-link")
+        let target = folder.appendingPathComponent("target.csv"), link = folder.appendingPathComponent("link.csv")
+        try "old\n".write(to: target, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "target.csv")
+        let run = try await runSentio(["indicators", market, "--output", link.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "target.csv")
+        #expect(try String(contentsOf: target, encoding: .utf8) == (try await expected()))
+        // A link whose file does not exist yet: the file is created where the link points.
+        let dangling = folder.appendingPathComponent("dangling.csv")
+        try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: "later.csv")
+        let second = try await runSentio(["backtest", market, "--trades", dangling.path])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dangling.path) == "later.csv")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("later.csv").path))
+        // A loop is an error, not a hang.
+        let loop = folder.appendingPathComponent("loop.csv")
+        try FileManager.default.createSymbolicLink(atPath: loop.path, withDestinationPath: "loop.csv")
+        let third = try await runSentio(["indicators", market, "--output", loop.path])
+        #expect(third.status == 2 && third.stderr.contains("too many levels of symbolic links"), "\(third.stderr)")
+    }
+
+    @Test("a FIFO gets the output and stays a FIFO")
+    func fifo() async throws {
+        let folder = try temporaryDirectory("sentio-output-fifo")
+        let fifo = folder.appendingPathComponent("out.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let received = ReceivedBytes()
+        // Opening blocks until the command opens the FIFO for writing; then read to its end.
+        let reader = Thread { received.set(FileHandle(forReadingAtPath: fifo.path)?.readDataToEndOfFile()) }
+        reader.start()
+        let run = try await runSentio(["indicators", market, "--output", fifo.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        try await pollUntil("the FIFO's reader got the output") { received.get() != nil }
+        #expect(String(decoding: received.get() ?? Data(), as: UTF8.self) == (try await expected()))
+        var status = stat()
+        #expect(lstat(fifo.path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+    }
+
+    @Test("/dev/stdout is the process's standard output; /dev/full stays a device and its error is reported")
+    func devices() async throws {
+        let run = try await runSentio(["indicators", market, "--output", "/dev/stdout"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == (try await expected()))
+        guard FileManager.default.isWritableFile(atPath: "/dev/full") else { return }
+        let full = try await runSentio(["indicators", market, "--output", "/dev/full"])
+        #expect(full.status == 2 && full.stderr.contains("/dev/full: cannot write: No space left on device"), "\(full.stderr)")
+        var status = stat()
+        #expect(lstat("/dev/full", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR, "/dev/full must stay a device")
+    }
+}
+
 /// Standard output that cannot be written (`/dev/full`: every write fails with ENOSPC) is an error with its reason
 /// and exit 2, whether the command writes its result directly or prints it — never a trap, never exit 0 with the
 /// output lost.
