@@ -15,7 +15,8 @@ public enum CSVError: UserInputError, Equatable, Sendable {
     /// The file has a header but no data rows; `skipped` counts rows dropped in lenient mode.
     case noRows(file: String, skipped: Int)
     /// A line breaks the quoting rules of `CSVTokenizer` (text after a closing quote, an unterminated quote, a
-    /// quote inside an unquoted cell); `column` is 1-based, `field` the header's name for it when known.
+    /// quote inside an unquoted cell), or the header names one field twice (`close` twice, `date` and
+    /// `timestamp`); `column` is 1-based, `field` the header's name for it when known.
     case syntax(file: String, line: Int, column: Int, field: String?, message: String)
     /// A row has a different number of cells than the header.
     case wrongColumnCount(file: String, line: Int, expected: Int, found: Int)

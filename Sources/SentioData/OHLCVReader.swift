@@ -253,7 +253,15 @@ public enum OHLCVReader {
             case "volume": field = 5
             default: field = nil
             }
-            if let field, columnOf[field] < 0 { columnOf[field] = j }
+            guard let field else { continue }
+            if columnOf[field] >= 0 {
+                let first = columnOf[field]
+                throw .syntax(
+                    file: file, line: headerLine, column: j + 1, field: requiredNames[field],
+                    message: "two columns give it (\(EchoedText.quoted(shownNames[first])) in column \(first + 1) and "
+                        + "\(EchoedText.quoted(shownNames[j])) in column \(j + 1)); keep one")
+            }
+            columnOf[field] = j
         }
         if columnOf[0] < 0, let first = lowered.first, first.isEmpty || first == "unnamed: 0" { columnOf[0] = 0 }
         for field in 0..<6 where columnOf[field] < 0 {

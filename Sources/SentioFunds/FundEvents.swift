@@ -225,6 +225,17 @@ public struct FundEventFile: Sendable {
                 throw FundInputError(file: file, line: line(e), field: "type",
                     message: "NAV on \(e.date) for fund '\(id)' without any capital call on or before that date")
             }
+            // Two NAV reports on one date: which is the fund's value that day cannot be guessed (the same amount
+            // twice is a harmless repeat).
+            var navOn: [CivilDate: FundEvent] = [:]
+            for e in sorted where e.type == .nav {
+                if let earlier = navOn[e.date], earlier.amount.decimal != e.amount.decimal {
+                    throw FundInputError(file: file, line: line(e), field: "amount",
+                        message: "a second NAV for fund '\(id)' on \(e.date), \(e.amount.decimal), differs from the first, "
+                            + "\(earlier.amount.decimal)\(line(earlier).map { " (line \($0))" } ?? ""): keep one report per date")
+                }
+                navOn[e.date] = navOn[e.date] ?? e
+            }
             byFund[id] = sorted
         }
         return byFund

@@ -165,6 +165,16 @@ struct OHLCVReaderTests {
     @Test func missingRequiredColumn() {
         expectFailure("timestamp,open,high,close,volume\n2023-01-03,1,1,1,1\n", line: 1, field: "low", contains: "missing required column")
         expectFailure("open,high,low,close,volume\n1,1,1,1,1\n", line: 1, field: "timestamp", contains: "missing required column")
+        // Two columns for one field: which holds the data cannot be guessed (before, the first silently won).
+        expectFailure(
+            "timestamp,open,high,low,close,volume,close\n2023-01-02,10,11,9,10.5,100,999\n", line: 1, field: "close",
+            contains: "two columns give it ('close' in column 5 and 'close' in column 7); keep one")
+        expectFailure(
+            "date,timestamp,open,high,low,close,volume\n2023-01-02,2024-05-05,10,11,9,10.5,100\n", line: 1, field: "timestamp",
+            contains: "two columns give it ('date' in column 1 and 'timestamp' in column 2)")
+        expectFailure(
+            "Date,Open,High,Low,Close,Volume,VOLUME\n2023-01-02,10,11,9,10.5,100,100\n", line: 1, field: "volume",
+            contains: "'Volume' in column 6 and 'VOLUME' in column 7")
     }
 
     @Test func errorsLineNumbersCountBlankLines() {

@@ -133,6 +133,12 @@ struct FundInputTests {
         #expect(before.message == "2019-12-31 is before fund 'F''s first event, its commitment on 2020-01-01")
         let navFirst = try #require(error(start + "F,2020-03-31,nav,5,,\nF,2020-04-01,call,5,,"))
         #expect(navFirst.line == 3 && navFirst.field == "type" && navFirst.message.contains("NAV on 2020-03-31 for fund 'F' without any capital call"))
+        // Two NAV reports on one date with different amounts: an error naming both (the same amount twice is fine).
+        let call = "F,2020-02-01,call,50,,\n"
+        let twoNAVs = try #require(error(start + call + "F,2021-01-01,nav,80,,\nF,2021-01-01,nav,60,,"))
+        #expect(twoNAVs.line == 5 && twoNAVs.field == "amount", "\(twoNAVs)")
+        #expect(twoNAVs.message.contains("a second NAV for fund 'F' on 2021-01-01, 60, differs from the first, 80 (line 4)"), "\(twoNAVs)")
+        #expect(error(start + call + "F,2021-01-01,nav,80,,\nF,2021-01-01,nav,80,,") == nil)
         let status = try #require(error(start + "F,2020-02-01,call,5,,MAYBE"))
         #expect(status.field == "status" && status.message.contains("unknown status 'MAYBE'"))
         let statusOnNAV = try #require(error(start + "F,2020-02-01,distribution,5,,PAID"))
