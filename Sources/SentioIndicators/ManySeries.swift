@@ -186,13 +186,18 @@ func emaLanes<V: SIMD>(
         withLanePointers(series, &values, group) { inputs, outputs in
             var average = V(repeating: 0)
             for k in 0..<lanes { average[k] = states[k].average }
-            let smoothing = V(repeating: states[0].smoothing)
-            let inputScale = V(repeating: ExponentialMovingAverage.inputScale)
-            let outputScale = V(repeating: ExponentialMovingAverage.outputScale)
-            forEachBar(V.self, inputs, outputs, lanes: lanes, from: period, to: common) { unscaled in
-                let value = unscaled * inputScale
-                average = ((value - average) * smoothing) + average
-                return average * outputScale
+            let k = states[0].smoothing
+            let smoothing = V(repeating: k)
+            let large = V(repeating: ExponentialMovingAverage.largeMagnitude)
+            forEachBar(V.self, inputs, outputs, lanes: lanes, from: period, to: common) { value in
+                // The lanes take the plain step; a bar where any lane meets a magnitude of 2¹⁰²⁰ or more (or a NaN)
+                // goes lane by lane through the streaming state's step.
+                if all((laneMagnitude(value) .< large) .& (laneMagnitude(average) .< large)) {
+                    average = ((value - average) * smoothing) + average
+                } else {
+                    for l in 0..<V.scalarCount { average[l] = ExponentialMovingAverage.step(value[l], average[l], k) }
+                }
+                return average
             }
             for k in 0..<lanes { states[k].average = average[k] }
         }
@@ -391,7 +396,7 @@ func atrLanes<V: SIMD>(
     }
 }
 
-/// `abs` lane-wise for finite lanes (−x below zero, +0 for ±0); non-finite lanes end the SIMD run anyway.
+/// `abs` lane-wise (−x below zero, +0 for ±0; a NaN stays NaN, so any comparison with it fails).
 @inline(__always)
 func laneMagnitude<V: SIMD>(_ d: V) -> V where V.Scalar == Double {
     d.replacing(with: -d, where: d .< 0).replacing(with: V(repeating: 0), where: d .== 0)

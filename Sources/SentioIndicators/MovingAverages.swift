@@ -120,16 +120,20 @@ func simpleMovingAverageKernel(
 /// `k = 2/(n + 1)`; the first value, at index `n − 1`, is the simple mean of the first `n` values;
 /// afterwards `EMAₜ = (xₜ − EMAₜ₋₁)·k + EMAₜ₋₁` (TA-Lib's arithmetic order, bit-identical to it).
 ///
-/// **No overflow.** The state works on the inputs times 2⁻¹⁶ and scales the result back: exact power-of-two
-/// scaling commutes with rounding, so values are bit-identical to TA-Lib's, but the seed sum and
-/// `xₜ − EMAₜ₋₁` cannot overflow for finite inputs (unless a period above 16,000 meets values near 1.8e308).
+/// **No overflow, no underflow.** Where `xₜ − EMAₜ₋₁` or the seed sum could overflow (a magnitude of 2¹⁰²⁰ or
+/// more), the step works on the values times 2⁻¹⁶ and scales the result back; everywhere else it works on the values
+/// themselves, as TA-Lib does. Exact power-of-two scaling commutes with rounding away from the ends of the range,
+/// so both forms give the same bits there — but scaling every step (as before) turned inputs near the smallest
+/// doubles (1e-320) into zeros.
 public struct ExponentialMovingAverage: Sendable {
     /// Period `n`.
     public let period: Int
     /// Smoothing factor `k = 2/(n + 1)`.
     public let smoothing: Double
     @usableFromInline var seen = 0
+    /// The seed's running sum of the values, and of the values times 2⁻¹⁶ (used when the first overflows).
     @usableFromInline var seedSum = 0.0
+    @usableFromInline var scaledSeedSum = 0.0
     @usableFromInline var average = 0.0
 
     /// - Parameter period: period `n ≥ 1`.
@@ -144,19 +148,31 @@ public struct ExponentialMovingAverage: Sendable {
 
     /// Feeds the next value; returns the EMA, or `nil` before `period` values have been seen.
     @inlinable
-    public mutating func update(_ unscaled: Double) -> Double? {
-        let x = unscaled * Self.inputScale
+    public mutating func update(_ x: Double) -> Double? {
         if seen >= period {
-            average = ((x - average) * smoothing) + average
-            return average * Self.outputScale
+            average = Self.step(x, average, smoothing)
+            return average
         }
         seen += 1
         seedSum += x
+        scaledSeedSum += x * Self.inputScale
         guard seen == period else { return nil }
-        average = seedSum / Double(period)
-        return average * Self.outputScale
+        average = seedSum.isFinite || !scaledSeedSum.isFinite
+            ? seedSum / Double(period) : scaledSeedSum / Double(period) * Self.outputScale
+        return average
     }
 
+    /// One step `(x − e)·k + e`, on the values themselves unless one of them is 2¹⁰²⁰ or more in magnitude (then
+    /// on the values times 2⁻¹⁶, scaled back). The several-series kernel takes its steps with this function too.
+    @inlinable @inline(__always)
+    static func step(_ x: Double, _ e: Double, _ k: Double) -> Double {
+        if abs(x) < largeMagnitude && abs(e) < largeMagnitude { return ((x - e) * k) + e }
+        let xs = x * inputScale, es = e * inputScale
+        return (((xs - es) * k) + es) * outputScale
+    }
+
+    /// Magnitudes from which `x − e` could overflow.
+    @usableFromInline static let largeMagnitude = 0x1p1020
     @usableFromInline static let inputScale = 0x1p-16
     @usableFromInline static let outputScale = 0x1p16
 }

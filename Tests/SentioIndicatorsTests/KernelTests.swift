@@ -100,6 +100,55 @@ struct KernelTests {
         }
     }
 
+    /// EMA at both ends of the double range. Near the smallest doubles it takes TA-Lib's plain steps (scaling every
+    /// step by 2⁻¹⁶, as before, flushed 1.75e-320 to 0); near the largest it scales (no overflow); constants stay
+    /// constant (to the seed mean's rounding; exactly where the seed sum is exact, as for the smallest doubles); the
+    /// several-series kernel equals the single-series one on mixes of all three ranges.
+    @Test func emaAtBothEndsOfTheRange() {
+        for c in [5e-324, 1.75e-320, 2.2250738585072014e-308, 1e-300, 1.5, 1e300, 1.7e308, -1.7e308] {
+            let e = exponentialMovingAverage([Double](repeating: c, count: 40), period: 10)
+            #expect(e.validValues.allSatisfy { $0 != 0 && abs($0 - c) <= 1e-15 * abs(c) }, "constant \(c): \(Array(e.validValues.prefix(3)))")
+            if abs(c) < 1e-300 { #expect(e.validValues.allSatisfy { $0 == c }, "constant \(c): its seed sum is exact") }
+        }
+        var rng = SplitMix64(seed: 0xE3A)
+        for trial in 0..<40 {
+            let period = Int.random(in: 1...20, using: &rng)
+            let magnitude = [0x1p-1074, 0x1p-1060, 0x1p-1030, 1.0, 0x1p1000, 0x1p1023].randomElement(using: &rng)!
+            let x = (0..<Int.random(in: 1...120, using: &rng)).map { _ in Double.random(in: 1...1.9, using: &rng) * magnitude }
+            let e = exponentialMovingAverage(x, period: period)
+            if magnitude < 0x1p1000 {
+                // TA-Lib's arithmetic, unscaled: seed mean, then (x − e)·k + e.
+                var reference = [Double](repeating: .nan, count: x.count)
+                if x.count >= period {
+                    var average = x[0..<period].reduce(0, +) / Double(period)
+                    reference[period - 1] = average
+                    let k = 2.0 / Double(period + 1)
+                    for i in period..<x.count {
+                        average = ((x[i] - average) * k) + average
+                        reference[i] = average
+                    }
+                }
+                #expect(zip(e.values, reference).allSatisfy { ($0.isNaN && $1.isNaN) || $0.bitPattern == $1.bitPattern },
+                    "trial \(trial): magnitude \(magnitude)")
+            } else {
+                // Between the smallest and the largest input (to rounding), and never infinite.
+                #expect(e.validValues.allSatisfy { $0.isFinite && $0 >= magnitude * (1 - 1e-15) && $0 <= 1.9 * magnitude * (1 + 1e-15) },
+                    "trial \(trial): \(magnitude)")
+            }
+        }
+        for trial in 0..<30 {
+            let series = (0..<Int.random(in: 1...13, using: &rng)).map { _ in
+                let magnitude = [0x1p-1074, 0x1p-1050, 1.0, 1e300, 0x1p1023].randomElement(using: &rng)!
+                return (0..<Int.random(in: 0...200, using: &rng)).map { _ in Double.random(in: 1...1.9, using: &rng) * magnitude }
+            }
+            let period = Int.random(in: 1...20, using: &rng)
+            let many = exponentialMovingAverage(many: series, period: period)
+            for k in series.indices {
+                #expect(many[k] == exponentialMovingAverage(series[k], period: period), "trial \(trial) series \(k)")
+            }
+        }
+    }
+
     @Test func manySeriesATREqualsTheSingleSeriesKernelIncludingOverflows() {
         var rng = SplitMix64(seed: 1414)
         var errors = 0
