@@ -186,18 +186,25 @@ func emaLanes<V: SIMD>(
         withLanePointers(series, &values, group) { inputs, outputs in
             var average = V(repeating: 0)
             for k in 0..<lanes { average[k] = states[k].average }
-            let k = states[0].smoothing
-            let smoothing = V(repeating: k)
-            let large = V(repeating: ExponentialMovingAverage.largeMagnitude)
+            let smoothing = V(repeating: states[0].smoothing)
+            // The lanes take the plain step. The streaming step gives the same bits wherever the plain one stays
+            // finite (it scales only magnitudes of 2¹⁰²⁰ or more, and exact power-of-two scaling commutes with
+            // rounding there), so a lane is redone with the streaming state only if its average ever stops being
+            // finite — tracked off the dependency chain as `poisoned += average · 0` (NaN from then on).
+            let started = average
+            var poisoned = V(repeating: 0)
+            let zero = V(repeating: 0)
             forEachBar(V.self, inputs, outputs, lanes: lanes, from: period, to: common) { value in
-                // The lanes take the plain step; a bar where any lane meets a magnitude of 2¹⁰²⁰ or more (or a NaN)
-                // goes lane by lane through the streaming state's step.
-                if all((laneMagnitude(value) .< large) .& (laneMagnitude(average) .< large)) {
-                    average = ((value - average) * smoothing) + average
-                } else {
-                    for l in 0..<V.scalarCount { average[l] = ExponentialMovingAverage.step(value[l], average[l], k) }
-                }
+                average = ((value - average) * smoothing) + average
+                poisoned += average * zero
                 return average
+            }
+            for k in 0..<lanes where poisoned[k].isNaN {
+                average[k] = started[k]
+                for i in period..<common {
+                    average[k] = ExponentialMovingAverage.step(inputs[k][i], average[k], states[0].smoothing)
+                    outputs[k][i] = average[k]
+                }
             }
             for k in 0..<lanes { states[k].average = average[k] }
         }

@@ -147,6 +147,13 @@ struct KernelTests {
                 #expect(many[k] == exponentialMovingAverage(series[k], period: period), "trial \(trial) series \(k)")
             }
         }
+        // Alternating ±1.9·2¹⁰²³: x − e overflows in the plain step, so the lanes redo those series with the
+        // streaming step; the result stays finite and equals the single-series one.
+        let alternating = (0..<300).map { i in (i % 2 == 0 ? 1.9 : -1.9) * 0x1p1023 }
+        let mixed = [(0..<300).map { Double($0) }, alternating, (0..<300).map { _ in 1.5e-320 }, alternating, [1, 2, 3]]
+        let many = exponentialMovingAverage(many: mixed, period: 5)
+        for k in mixed.indices { #expect(many[k] == exponentialMovingAverage(mixed[k], period: 5), "mixed series \(k)") }
+        #expect(many[1].validValues.allSatisfy(\.isFinite) && many[2].validValues.allSatisfy { $0 == 1.5e-320 })
     }
 
     @Test func manySeriesATREqualsTheSingleSeriesKernelIncludingOverflows() {
