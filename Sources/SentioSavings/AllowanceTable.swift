@@ -21,16 +21,21 @@ extension AllowanceReport {
             out += "  Next allowance       \(child.nextAllowanceDate) (in \(days))\n"
             out += "  Transactions         \(child.transactions.count)\n"
             if !child.monthly.isEmpty {
-                out += "  \(pad("Month", 8, right: false))\(pad("Earned", 14))\(pad("Spent", 14))\(pad("Net", 14))\n"
+                // 14 characters a column, wider when an amount needs it (two spaces always separate the columns).
+                let amounts = child.monthly.flatMap { [money($0.earned), money($0.spent), money($0.net)] }
+                let w = max(14, (amounts.map(\.count).max() ?? 0) + 2)
+                out += "  \(pad("Month", 8, right: false))\(pad("Earned", w))\(pad("Spent", w))\(pad("Net", w))\n"
                 for m in child.monthly {
-                    out += "  \(pad(m.month, 8, right: false))\(pad(money(m.earned), 14))\(pad(money(m.spent), 14))\(pad(money(m.net), 14))\n"
+                    out += "  \(pad(m.month, 8, right: false))\(pad(money(m.earned), w))\(pad(money(m.spent), w))\(pad(money(m.net), w))\n"
                 }
             }
             if !child.spendingByCategory.isEmpty {
                 out += "  Spending by category\n"
                 let width = max(8, child.spendingByCategory.map(\.category.count).max() ?? 0)
+                let w = max(14, (child.spendingByCategory.map { money($0.amount).count }.max() ?? 0) + 2)
+                let p = max(10, (child.spendingByCategory.map { money($0.percentage).count }.max() ?? 0) + 4)
                 for c in child.spendingByCategory {
-                    out += "    \(pad(c.category, width, right: false))\(pad(money(c.amount), 14))\(pad(money(c.percentage) + " %", 10))\n"
+                    out += "    \(pad(c.category, width, right: false))\(pad(money(c.amount), w))\(pad(money(c.percentage) + " %", p))\n"
                 }
             }
             for g in child.goals {

@@ -34,6 +34,23 @@ struct AllowanceCLITests {
         #expect(bad.status == 2 && bad.stderr.contains("--as-of must be a date"))
     }
 
+    @Test("table columns stay apart for amounts wider than the default 14 characters")
+    func wideAmounts() async throws {
+        let folder = try temporaryDirectory("sentio-allowance-wide")
+        let ledger = folder.appendingPathComponent("ledger.csv"), kids = folder.appendingPathComponent("children.csv")
+        try children.write(to: kids, atomically: true, encoding: .utf8)
+        let rows = (0..<9).map { "t\($0),emma,2025-01-06,credit,999999999999.99,gift,Gifts,parent\n" }.joined()
+            + "s1,emma,2025-01-07,debit,123456789012.34,toys,Toys,parent\n"
+        try (header + rows).write(to: ledger, atomically: true, encoding: .utf8)
+        let run = try await runSentio(["allowance", ledger.path, "--children", kids.path, "--as-of", "2025-01-31"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // The month row: earned, spent and net separated by at least two spaces.
+        let row = try #require(run.stdout.split(separator: "\n").first { $0.contains("2025-01 ") })
+        let cells = row.split(separator: " ", omittingEmptySubsequences: true)
+        #expect(cells == ["2025-01", "8999999999999.91", "123456789012.34", "8876543210987.57"], "\(row)")
+        #expect(!row.contains("91123"), "\(row)")
+    }
+
     @Test("bad input exits 2 naming file, line and field")
     func badInput() async throws {
         let kids = try temporaryFile("children.csv", children)
