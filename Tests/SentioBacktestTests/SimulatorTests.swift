@@ -131,7 +131,7 @@ struct SimulatorTests {
     @Test("a quantity beyond a double's range is rejected, never capped (all-in, whole and fractional, DCA)", arguments: [false, true])
     func quantityOverflow(fractional: Bool) throws {
         // 100,000 / price overflows below about 5.6e-304; 100 / price below about 5.6e-307.
-        for price in [1.2345678e-306, 1e-310, 5e-324] {
+        for price in [1.2345678e-306, 0x1p-1030, 0x1p-1074] {  // 1.2e-306, about 8.7e-311, the smallest double
             let s = dailySeries("A", flat(price, count: 6))
             let allIn = try Backtest(BacktestConfiguration(initialCapital: 100_000, fractionalShares: fractional))
                 .run(BuyAndHoldStrategy(), on: Market([s]))

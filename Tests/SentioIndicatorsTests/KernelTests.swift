@@ -101,11 +101,11 @@ struct KernelTests {
     }
 
     /// EMA at both ends of the double range. Near the smallest doubles it takes TA-Lib's plain steps (scaling every
-    /// step by 2⁻¹⁶, as before, flushed 1.75e-320 to 0); near the largest it scales (no overflow); constants stay
+    /// step by 2⁻¹⁶, as before, flushed 1.7e-320 to 0); near the largest it scales (no overflow); constants stay
     /// constant (to the seed mean's rounding; exactly where the seed sum is exact, as for the smallest doubles); the
     /// several-series kernel equals the single-series one on mixes of all three ranges.
     @Test func emaAtBothEndsOfTheRange() {
-        for c in [5e-324, 1.75e-320, 2.2250738585072014e-308, 1e-300, 1.5, 1e300, 1.7e308, -1.7e308] {
+        for c in [0x1p-1074, 0x1.bp-1063, 2.2250738585072014e-308, 1e-300, 1.5, 1e300, 1.7e308, -1.7e308] {
             let e = exponentialMovingAverage([Double](repeating: c, count: 40), period: 10)
             #expect(e.validValues.allSatisfy { $0 != 0 && abs($0 - c) <= 1e-15 * abs(c) }, "constant \(c): \(Array(e.validValues.prefix(3)))")
             if abs(c) < 1e-300 { #expect(e.validValues.allSatisfy { $0 == c }, "constant \(c): its seed sum is exact") }
@@ -150,10 +150,11 @@ struct KernelTests {
         // Alternating ±1.9·2¹⁰²³: x − e overflows in the plain step, so the lanes redo those series with the
         // streaming step; the result stays finite and equals the single-series one.
         let alternating = (0..<300).map { i in (i % 2 == 0 ? 1.9 : -1.9) * 0x1p1023 }
-        let mixed = [(0..<300).map { Double($0) }, alternating, (0..<300).map { _ in 1.5e-320 }, alternating, [1, 2, 3]]
+        let tiny = 0x1.8p-1063  // about 1.5e-320, a subnormal written exactly
+        let mixed = [(0..<300).map { Double($0) }, alternating, (0..<300).map { _ in tiny }, alternating, [1, 2, 3]]
         let many = exponentialMovingAverage(many: mixed, period: 5)
         for k in mixed.indices { #expect(many[k] == exponentialMovingAverage(mixed[k], period: 5), "mixed series \(k)") }
-        #expect(many[1].validValues.allSatisfy(\.isFinite) && many[2].validValues.allSatisfy { $0 == 1.5e-320 })
+        #expect(many[1].validValues.allSatisfy(\.isFinite) && many[2].validValues.allSatisfy { $0 == tiny })
     }
 
     @Test func manySeriesATREqualsTheSingleSeriesKernelIncludingOverflows() {
