@@ -40,6 +40,10 @@ struct ImportCommand: ParsableCommand {
         defer { progress.finish() }
         progress.begin("reading metadata")
         let files = try OHLCVReader.expand(paths: paths)
+        // Before anything is read or stored: --rejects must not replace an input or the store, and must be writable.
+        try checkOutputPath(
+            lenient.rejects, option: "--rejects",
+            against: inputFiles(files + (metadata.map { [$0] } ?? [])) + [(store.path, "the store")])
         let names = try metadata.map(InstrumentMetadataFile.read)
         let database = try store.open(mode: .createIfMissing)
         if let names { try database.setInstrumentNames(names, overwrite: true) }

@@ -52,6 +52,8 @@ struct IndicatorsCommand: ParsableCommand {
     }
 
     func run() throws {
+        try checkOutputPath(lenient.rejects, option: "--rejects", against: inputFiles([file]))
+        try checkOutputPath(output, option: "--output", against: inputFiles([file]) + [(lenient.rejects ?? "", "the --rejects file")])
         let result = try OHLCVReader.readWithReport(path: file, options: lenient.readOptions)
         if lenient.enabled { try lenient.report([(file, result.skipped)]) }
         let bars = result.series

@@ -145,6 +145,9 @@ struct SignalsCommand: ParsableCommand {
     /// The CSV series (with the file each came from, for messages), selected by `symbols`, `--from`, `--to`.
     func loadCSVInputs(symbols: [String]?) throws -> [(series: OHLCVSeries, source: String)] {
         let inputs = paths.isEmpty ? ["Data/market"] : paths
+        let files = try OHLCVReader.expand(paths: inputs)
+        try checkOutputPath(lenient.rejects, option: "--rejects", against: inputFiles(files))
+        try checkOutputPath(output, option: "--output", against: inputFiles(files))
         let results = try OHLCVReader.readAllWithReports(paths: inputs, options: lenient.readOptions)
         var seen: Set<String> = []
         for result in results {
@@ -153,7 +156,6 @@ struct SignalsCommand: ParsableCommand {
                 throw UsageError("symbol \(symbol) appears in more than one input file; give each symbol once")
             }
         }
-        let files = try OHLCVReader.expand(paths: inputs)
         if lenient.enabled { try lenient.report(zip(files, results).map { ($0, $1.skipped) }) }
         // Symbols come from file names; they are matched without regard to case, as for stored bars.
         var selected = try SymbolSelection.select(

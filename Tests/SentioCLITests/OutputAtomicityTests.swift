@@ -219,6 +219,43 @@ struct OutputTargetKindTests {
     }
 }
 
+/// An output option that names one of the command's inputs or its store is refused before any work (exit 2), and
+/// so is one whose folder does not exist: before, `import --rejects STORE` replaced the store with the rejects CSV
+/// (exit 0), `--rejects INPUT` replaced the input, and an unwritable `--rejects` failed after the bars were stored.
+@Suite("Outputs that would replace inputs")
+struct OutputOverInputTests {
+    @Test("import, indicators, signals: --rejects or --output naming an input, the store or each other is an error; nothing changes")
+    func refused() async throws {
+        let folder = try temporaryDirectory("sentio-output-over-input")
+        let bars = folder.appendingPathComponent("B.csv"), store = folder.appendingPathComponent("s.sqlite")
+        let text = "timestamp,open,high,low,close,volume\n2023-01-02,1,2,0.5,1.5,100\nbad\n"
+        try text.write(to: bars, atomically: true, encoding: .utf8)
+        let first = try await runSentio(["import", "Data/market/SQQQ.csv", "--db", store.path])
+        try #require(first.status == 0, "\(first.stderr)")
+        let storeBytes = try Data(contentsOf: store)
+        let link = folder.appendingPathComponent("link.csv")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: bars.path)
+        let cases: [([String], String)] = [
+            (["import", bars.path, "--db", store.path, "--lenient", "--rejects", store.path], "is the store"),
+            (["import", bars.path, "--db", store.path, "--lenient", "--rejects", bars.path], "is the input file"),
+            (["import", bars.path, "--db", store.path, "--lenient", "--rejects", link.path], "is the input file"),
+            (["import", bars.path, "--db", store.path, "--lenient", "--rejects", folder.appendingPathComponent("nope/r.csv").path],
+             "does not exist"),
+            (["indicators", bars.path, "--lenient", "--output", bars.path], "is the input file"),
+            (["indicators", bars.path, "--lenient", "--rejects", folder.appendingPathComponent("r.csv").path, "--output",
+              folder.appendingPathComponent("./r.csv").path], "is the --rejects file"),
+            (["signals", bars.path, "--lenient", "--rejects", bars.path], "is the input file"),
+        ]
+        for (arguments, message) in cases {
+            let run = try await runSentio(arguments)
+            #expect(run.status == 2 && run.stderr.contains(message), "\(arguments): \(run.status) \(run.stderr)")
+        }
+        #expect(try String(contentsOf: bars, encoding: .utf8) == text, "the input is unchanged")
+        #expect(try Data(contentsOf: store) == storeBytes, "the store is unchanged (nothing was imported)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("r.csv").path))
+    }
+}
+
 /// Standard output that cannot be written (`/dev/full`: every write fails with ENOSPC) is an error with its reason
 /// and exit 2, whether the command writes its result directly or prints it — never a trap, never exit 0 with the
 /// output lost.
