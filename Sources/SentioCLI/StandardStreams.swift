@@ -16,7 +16,8 @@ enum StandardOutput {
     /// Writes `bytes` whole (retrying short writes and interrupted calls).
     static func write(_ bytes: some Collection<UInt8>) throws(WriteError) {
         try flushPrinted()
-        let failure: Int32? = bytes.withContiguousStorageIfAvailable { buffer in writeAll(buffer) } ?? Array(bytes).withUnsafeBufferPointer { writeAll($0) }
+        let failure = bytes.withContiguousStorageIfAvailable { writeAll(STDOUT_FILENO, UnsafeRawBufferPointer($0)) }
+            ?? Array(bytes).withUnsafeBytes { writeAll(STDOUT_FILENO, $0) }
         if let failure { throw error(failure) }
     }
 
@@ -32,19 +33,6 @@ enum StandardOutput {
         if fflush(nil) != 0 { throw error(errno) }
     }
 
-    private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>) -> Int32? {
-        var offset = 0
-        while offset < buffer.count {
-            let n = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += n
-        }
-        return nil
-    }
-
     private static func error(_ code: Int32) -> WriteError {
         WriteError(path: "<stdout>", reason: String(cString: strerror(code)))
     }
@@ -54,13 +42,6 @@ enum StandardOutput {
 /// nowhere left to report it.
 struct StandardError: TextOutputStream {
     mutating func write(_ string: String) {
-        var bytes = Array(string.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
-        }
+        _ = Array(string.utf8).withUnsafeBytes { writeAll(STDERR_FILENO, $0) }
     }
 }

@@ -403,24 +403,20 @@ public struct MarketGenerator: Sendable {
             }
             // The next day's leverage resets on the published (rounded) closes; a fund that closed below
             // `reverseSplitBelow` does a 1-for-`reverseSplitRatio` reverse split before the next open.
-            bullBase = lastBullClose
-            bearBase = lastBearClose
-            if bullBase < Self.reverseSplitBelow {
-                bullBase = rounded(bullBase * Self.reverseSplitRatio)
-                bullSplits.append(produced)
+            // A fund above `splitAbove` does a `splitRatio`-for-1 split.
+            func reset(_ close: Double, reverse: inout [Int], forward: inout [Int]) -> Double {
+                if close < Self.reverseSplitBelow {
+                    reverse.append(produced)
+                    return rounded(close * Self.reverseSplitRatio)
+                }
+                if close > Self.splitAbove {
+                    forward.append(produced)
+                    return rounded(close / Self.splitRatio)
+                }
+                return close
             }
-            if bearBase < Self.reverseSplitBelow {
-                bearBase = rounded(bearBase * Self.reverseSplitRatio)
-                bearSplits.append(produced)
-            }
-            if bullBase > Self.splitAbove {
-                bullBase = rounded(bullBase / Self.splitRatio)
-                bullForwardSplits.append(produced)
-            }
-            if bearBase > Self.splitAbove {
-                bearBase = rounded(bearBase / Self.splitRatio)
-                bearForwardSplits.append(produced)
-            }
+            bullBase = reset(lastBullClose, reverse: &bullSplits, forward: &bullForwardSplits)
+            bearBase = reset(lastBearClose, reverse: &bearSplits, forward: &bearForwardSplits)
             day = Self.businessDay(onOrAfter: CivilDate(daysSinceEpoch: day.daysSinceEpoch + 1))
         }
         return GeneratedPair(

@@ -150,14 +150,8 @@ public final class OutputTransaction {
             let descriptor = inherited ?? open(target, O_WRONLY | O_CLOEXEC | (Self.isRegularFile(target) ? O_TRUNC : 0))
             guard descriptor >= 0 else { throw WriteError(path: target, reason: String(cString: strerror(errno))) }
             defer { if inherited == nil { close(descriptor) } }
-            var offset = 0
-            while offset < data.count {
-                let n = data.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw WriteError(path: target, reason: String(cString: strerror(errno)))
-                }
-                offset += n
+            if let failure = data.withUnsafeBytes({ writeAll(descriptor, $0) }) {
+                throw WriteError(path: target, reason: String(cString: strerror(failure)))
             }
         }
     }
@@ -304,4 +298,20 @@ public final class OutputTransaction {
 
     /// Calls the "staged" crash point (for commands to call once all outputs are staged, before committing).
     public static func reachedStagedPoint() { testHook("staged") }
+}
+
+/// Writes all of `bytes` to `descriptor` with `write(2)`, retrying short writes and interrupted calls.
+///
+/// - Returns: nil when everything was written, else the `errno` of the failed call.
+public func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    var offset = 0
+    while offset < bytes.count {
+        let n = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        offset += n
+    }
+    return nil
 }
