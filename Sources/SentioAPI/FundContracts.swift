@@ -172,13 +172,17 @@ public enum FundContracts {
 
 /// `sentio xirr --format json`: the rate of dated cash flows with how it was found (Sentio's own shape).
 ///
-/// `xirr` is the annual rate as a **decimal fraction** (0.15 = 15 %) leaving |XNPV| ≤ 1e-9 of Σ|amounts|;
-/// `otherRoots` the other certified rates, ascending; `method` the solver's (`newton`, `brent`, …);
+/// `xirr` is the annual rate as a **decimal fraction** (0.15 = 15 %), a certified root; `certificate` says which
+/// certificate held: `residual` (|XNPV| plus its evaluation error bound ≤ 1e-9 of Σ|amounts|) or `sign-change` (the
+/// XNPV has proven opposite signs at `bracket[0]` and `bracket[1]`, which enclose `xirr` within the solver's
+/// tolerance; `bracket` is `null` for the residual certificate); `otherRoots` the other certified rates, ascending; `method` the solver's (`newton`, `brent`, …);
 /// `iterations` the solver's; `dayCount` the convention's name (`act365f`, …); `guess` the starting guess
 /// (a decimal fraction); `flows` the number of non-zero flows (zero amounts are no terms of the XNPV);
 /// `firstDate`/`lastDate` the earliest and latest dates of those flows (midnight UTC).
 public struct XIRRResponse: Sendable, Hashable, Codable {
     public var xirr: Double
+    public var certificate: String
+    public var bracket: [Double]?
     public var otherRoots: [Double]
     public var method: String
     public var iterations: Int
@@ -196,6 +200,8 @@ public struct XIRRResponse: Sendable, Hashable, Codable {
             throw APIContractError(subject: "xirr", field: "flows", message: "no non-zero cash flow")
         }
         xirr = result.rate
+        certificate = result.certificate.name
+        if case .signChange(let lower, let upper) = result.certificate { bracket = [lower, upper] }
         otherRoots = result.otherRoots
         method = result.method.rawValue
         iterations = result.iterations

@@ -4,7 +4,7 @@ import SentioCore
 ///
 /// Each timeline step, for every symbol that has a bar at that time, in this order:
 /// 1. **Open**: orders decided at the symbol's previous bar fill at this bar's open (`.nextOpen`):
-///    all exits first, then entries, in symbol order, so an exit's cash is available to an entry.
+///    all exits first, then entries, in canonical symbol order, so an exit's cash is available to an entry.
 /// 2. **Intrabar levels**: open positions are checked against the bar's low and high. The stop fires when
 ///    `low ≤ stop` and fills at `min(open, stop)` (a gap through the level fills at the open); the target
 ///    fires when `high ≥ target` and fills at `max(open, target)`. When one bar touches both, the stop
@@ -14,6 +14,12 @@ import SentioCore
 /// 3. **Close**: positions are marked at the close; the strategy decides; with `.close` fills the orders
 ///    execute at this close (exits first), otherwise they wait for the symbol's next bar.
 /// 4. Equity = cash + Σ shares × last close is recorded. A symbol without a bar keeps its last close.
+///
+/// **Canonical symbol order.** Within a step, symbols are handled in ascending order of their names (Swift `String`
+/// comparison, by Unicode scalar values), whatever order the market or the live universe lists them in: entries are
+/// sized in that order from the cash left by the ones before, order ids are numbered in it, exits add their proceeds
+/// to cash in it, and the marked equity sums the positions in it. So a universe is a set: the same symbols listed
+/// in any order, or files found in any order, give the same bits.
 ///
 /// Every order is either filled or rejected with a `RejectionReason`, and logged in `orders`. Orders
 /// still pending when the data ends are rejected with `.noBarForSymbol`. Long-only; one position per
@@ -251,6 +257,13 @@ struct SimulationCore: ~Copyable {
     /// The time of the step being processed (entry and exit times of trades).
     var currentTime: Int64 = 0
 
+    /// The symbol numbers in canonical order: ascending symbol name (Swift `String` order, i.e. by Unicode scalar
+    /// values). Every rule whose outcome depends on the order in which symbols are handled within one step
+    /// (which entry is sized first from the remaining cash, the order of order ids, the order in which proceeds
+    /// are added to cash, the summation order of the marked equity) follows this order, so results do not depend
+    /// on the order in which symbols were listed or files were found.
+    let canonicalOrder: Slots<Int>
+
     // Per-symbol cursors and marks.
     let cursor: Slots<Int>
     let hasBar: Slots<Bool>
@@ -300,6 +313,8 @@ struct SimulationCore: ~Copyable {
         slippage = configuration.costs.slippageBasisPoints / 10_000
         fillAtClose = configuration.fill == .close
         cash = configuration.initialCapital
+        canonicalOrder = Slots(repeating: 0, count: symbolCount)
+        canonicalOrder.assign(symbols.indices.sorted { symbols[$0] < symbols[$1] })
         cursor = Slots(repeating: 0, count: symbolCount)
         hasBar = Slots(repeating: false, count: symbolCount)
         lastClose = Slots(repeating: .nan, count: symbolCount)
@@ -327,6 +342,7 @@ struct SimulationCore: ~Copyable {
     }
 
     deinit {
+        canonicalOrder.free()
         cursor.free()
         hasBar.free()
         lastClose.free()
@@ -356,7 +372,10 @@ struct SimulationCore: ~Copyable {
     /// Cash plus every position at its last close.
     func markedEquity() -> Double {
         var e = cash
-        for s in 0..<symbolCount where shares[s] > 0 { e += shares[s] * lastClose[s] }
+        for k in 0..<symbolCount {
+            let s = canonicalOrder[k]
+            if shares[s] > 0 { e += shares[s] * lastClose[s] }
+        }
         return e
     }
 
@@ -371,13 +390,18 @@ struct SimulationCore: ~Copyable {
         let openAtStart = openCount
         var filledThisStep = false
 
+        // Symbols are handled in ``canonicalOrder`` wherever the order changes an outcome.
         // 1. Pending orders fill at the open: exits, then entries.
         if !fillAtClose {
-            for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
+            for k in 0..<symbolCount {
+                let s = canonicalOrder[k]
+                guard hasBar[s] && pendingKind[s] == .sell else { continue }
                 let o = bars.open(s, cursor[s])
                 filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
             }
-            for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
+            for k in 0..<symbolCount {
+                let s = canonicalOrder[k]
+                guard hasBar[s] && pendingKind[s] != .none else { continue }
                 let o = bars.open(s, cursor[s])
                 filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
             }
@@ -385,7 +409,9 @@ struct SimulationCore: ~Copyable {
 
         // 2. Stop-loss and take-profit against the bar's range.
         // Bar columns are read only when a level exists (fewer memory streams in the common case).
-        for s in 0..<symbolCount where hasBar[s] && shares[s] > 0 && step >= levelsLiveFromStep[s] {
+        for k in 0..<symbolCount {
+            let s = canonicalOrder[k]
+            guard hasBar[s] && shares[s] > 0 && step >= levelsLiveFromStep[s] else { continue }
             let stop = stopPrice[s], target = targetPrice[s]
             if stop.isNaN && target.isNaN { continue }
             let b = cursor[s]
@@ -403,17 +429,23 @@ struct SimulationCore: ~Copyable {
         // 3. Mark, then decide at the close.
         for s in 0..<symbolCount where hasBar[s] { lastClose[s] = bars.close(s, cursor[s]) }
         var equity = markedEquity()
-        for s in 0..<symbolCount where hasBar[s] {
+        for k in 0..<symbolCount {
+            let s = canonicalOrder[k]
+            guard hasBar[s] else { continue }
             let context = DecisionContext(
                 symbol: s, bar: cursor[s], step: step, timestamp: time, shares: shares[s], cash: cash, equity: equity)
             let decision = strategy.decide(context)
             if record(decision, symbol: s, step: step) { equity = markedEquity() }
         }
         if fillAtClose {
-            for s in 0..<symbolCount where hasBar[s] && pendingKind[s] == .sell {
+            for k in 0..<symbolCount {
+                let s = canonicalOrder[k]
+                guard hasBar[s] && pendingKind[s] == .sell else { continue }
                 filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
             }
-            for s in 0..<symbolCount where hasBar[s] && pendingKind[s] != .none {
+            for k in 0..<symbolCount {
+                let s = canonicalOrder[k]
+                guard hasBar[s] && pendingKind[s] != .none else { continue }
                 filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
             }
         }
@@ -427,10 +459,12 @@ struct SimulationCore: ~Copyable {
     }
 
     /// The records of the orders still pending, rejected with `.noBarForSymbol` at `lastStep` as when the data
-    /// ends (in symbol order). Does not change the state.
+    /// ends (in canonical symbol order). Does not change the state.
     func pendingRejections(lastStep: Int) -> [OrderRecord] {
         var out: [OrderRecord] = []
-        for s in 0..<symbolCount where pendingKind[s] != .none {
+        for k in 0..<symbolCount {
+            let s = canonicalOrder[k]
+            guard pendingKind[s] != .none else { continue }
             let side: OrderSide = pendingKind[s] == .sell ? .sell : .buy
             out.append(rejection(symbol: s, side: side, step: lastStep, reason: .noBarForSymbol))
         }
@@ -648,7 +682,9 @@ struct SimulationCore: ~Copyable {
     /// rejected as at the end of the data) are merged into the order log.
     borrowing func result(strategyName: String, timestamps: [Int64], extraOrders: [OrderRecord] = []) -> BacktestResult {
         var open = [OpenPosition]()
-        for s in 0..<symbolCount where shares[s] > 0 {
+        for k in 0..<symbolCount {
+            let s = canonicalOrder[k]
+            guard shares[s] > 0 else { continue }
             let value = shares[s] * lastClose[s]
             open.append(OpenPosition(
                 symbol: symbols[s], symbolIndex: s, entryStep: entryStep[s], entryBar: entryBar[s],

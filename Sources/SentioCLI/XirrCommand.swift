@@ -20,8 +20,10 @@ struct XirrCommand: ParsableCommand {
         discussion: """
             FILE is a CSV with a header `date,amount`: ISO dates (YYYY-MM-DD) and signed decimal amounts \
             (negative = paid out). Order does not matter; the earliest date of a non-zero amount is t0, and \
-            zero amounts are ignored wherever dated. Every rate printed leaves |XNPV| <= 1e-9 of the sum of \
-            |amounts| (checked before printing); when no rate can be certified the error says why.
+            zero amounts are ignored wherever dated. Every rate printed is certified before printing: |XNPV| plus \
+            its evaluation error bound is <= 1e-9 of the sum of |amounts|, or (where the discounted flows are too \
+            large for that) the XNPV has proven opposite signs at two rates within 1e-12 of it (json: \
+            "certificate"); when no rate can be certified the error says why.
             Text output is the annual rate as a decimal fraction at full precision (0.15 = 15%); with \
             --npv-at, the XNPV at that rate instead. When the flows have several IRRs the one nearest the \
             guess is printed and the others are listed on standard error.
@@ -72,6 +74,9 @@ struct XirrCommand: ParsableCommand {
             print(try APIJSON.encode(XIRRResponse(result, flows: flows, dayCount: dayCount, guess: guess)), terminator: "")
         default:
             print(result.rate)
+            if case .signChange(let lower, let upper) = result.certificate {
+                printError("note: certified by a sign change: the XNPV has proven opposite signs at \(lower) and \(upper) (its size there is below the precision of the discounted flows, so |XNPV| <= 1e-9 of the flows cannot be shown)")
+            }
             if !result.otherRoots.isEmpty {
                 printError("note: the flows have other IRRs: \(result.otherRoots.map { "\($0)" }.joined(separator: ", ")); printed the one nearest the guess \(guess)")
             }

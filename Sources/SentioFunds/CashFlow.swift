@@ -33,10 +33,32 @@ public enum XIRRMethod: String, Sendable, Hashable, Codable {
     case brent
 }
 
+/// How a reported rate was proven to be a root of the XNPV (see `xirr(flows:dayCount:guess:tolerance:maxIterations:rootSearch:)`).
+public enum XIRRCertificate: Sendable, Hashable {
+    /// The residual certificate: at the rate, `|XNPV(r)|` plus a rigorous bound on its evaluation error (one `exp`
+    /// per flow, compensated summation) is at most `1e-9 · Σ|aᵢ|`.
+    case residual
+    /// The sign-change certificate: the XNPV, evaluated with the same rigorous error bound, has proven opposite
+    /// signs at `lower` and `upper` (`lower ≤ r ≤ upper`, `upper − lower ≤ tolerance · max(1, |r|)`), so by
+    /// continuity a root lies between them. It holds where the residual certificate cannot: rates far from 0 % with
+    /// flows decades apart, whose discounted flows are so large that their evaluation error exceeds 1e-9 of the
+    /// flows although a sign change between two nearby doubles is certain.
+    case signChange(lower: Double, upper: Double)
+
+    /// `residual` or `sign-change` (the name `sentio xirr --format json` prints).
+    public var name: String {
+        switch self {
+        case .residual: return "residual"
+        case .signChange: return "sign-change"
+        }
+    }
+}
+
 /// The result of `xirr`: a certified root of the XNPV.
 public struct XIRRResult: Sendable, Hashable {
-    /// The annual rate `r` (a decimal fraction, 0.15 = 15 %) with `|xnpv(r)| ≤ 1e-9 · Σ|aᵢ|`, checked with
-    /// compensated summation and an error bound before it was returned.
+    /// The annual rate `r` (a decimal fraction, 0.15 = 15 %), proven a root by ``certificate``: `|xnpv(r)| ≤ 1e-9 ·
+    /// Σ|aᵢ|` with compensated summation and an error bound, or a proven sign change of the XNPV within the
+    /// tolerance around `r`.
     public var rate: Double
     /// Newton iterations plus Brent iterations spent on the returned root.
     public var iterations: Int
@@ -45,12 +67,15 @@ public struct XIRRResult: Sendable, Hashable {
     /// Other roots of the XNPV found by the scan, ascending, each certified as `rate` is; empty when the
     /// root is unique or when the search was `.newtonFirst`.
     public var otherRoots: [Double]
+    /// Which certificate proved ``rate`` a root.
+    public var certificate: XIRRCertificate
 
-    public init(rate: Double, iterations: Int, method: XIRRMethod, otherRoots: [Double]) {
+    public init(rate: Double, iterations: Int, method: XIRRMethod, otherRoots: [Double], certificate: XIRRCertificate = .residual) {
         self.rate = rate
         self.iterations = iterations
         self.method = method
         self.otherRoots = otherRoots
+        self.certificate = certificate
     }
 }
 
@@ -70,11 +95,12 @@ public enum XIRRError: UserInputError, Equatable {
     /// A rate at or below −100 % (where `(1 + r)^(-t)` is undefined), or NaN.
     case rateOutOfDomain(Double)
     /// The NPV changes sign near `rate` (the candidate nearest the guess), but no rate could be certified:
-    /// at `rate` the XNPV, evaluated with compensated summation and an error bound, is not within
-    /// `1e-9 · Σ|flows|` of zero (`relativeResidual` = |XNPV| / Σ|flows|, ∞ when a discounted flow
-    /// overflows). `relativeDiscountedSize` = Σ|flows discounted at `rate`| / Σ|flows| says why: when it is
+    /// at `rate` the XNPV, evaluated with compensated summation, plus the bound on that evaluation's error is not
+    /// within `1e-9 · Σ|flows|` of zero (`relativeResidual` = |XNPV| / Σ|flows|, `relativeErrorBound` = the bound /
+    /// Σ|flows|; ∞ when a discounted flow overflows), and no sign change of the XNPV is proven within the
+    /// tolerance around it. `relativeDiscountedSize` = Σ|flows discounted at `rate`| / Σ|flows| says why: when it is
     /// huge, the discounted flows cancel far below double precision's resolution of their size.
-    case rootNotCertified(rate: Double, relativeResidual: Double, relativeDiscountedSize: Double)
+    case rootNotCertified(rate: Double, relativeResidual: Double, relativeErrorBound: Double, relativeDiscountedSize: Double)
 
     public var description: String {
         switch self {
@@ -93,10 +119,13 @@ public enum XIRRError: UserInputError, Equatable {
                 + "\(Self.short(lo)) and \(Self.short(hi)) without changing sign"
         case .rateOutOfDomain(let r):
             return "rate \(r) is out of the domain: it must be greater than -1 (-100%)"
-        case .rootNotCertified(let r, let residual, let size):
-            var text = "no rate can be certified: the NPV changes sign near \(r), but there |XNPV| is "
-            text += residual.isFinite
-                ? "\(Self.short(residual)) of the total |flows|, above the 1e-9 a reported rate must meet"
+        case .rootNotCertified(let r, let residual, let errorBound, let size):
+            var text = "no rate can be certified: the NPV changes sign near \(r), but there |XNPV| + its evaluation "
+                + "error bound is "
+            text += residual.isFinite && errorBound.isFinite
+                ? "\(Self.short(residual)) + \(Self.short(errorBound)) = \(Self.short(residual + errorBound)) of the "
+                    + "total |flows|, above the 1e-9 a reported rate must meet, and no sign change of the XNPV is "
+                    + "proven (beyond that bound) within the tolerance around the rate"
                 : "not finite (a discounted flow overflows)"
             if size.isFinite && size > 1e3 {
                 text += "; discounted at that rate the flows add up to \(Self.short(size)) times their undiscounted "

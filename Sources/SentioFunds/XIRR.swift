@@ -72,10 +72,13 @@ struct CompensatedSum {
 ///
 /// Certificate: every rate returned — the main one and each of `otherRoots` — is checked once more right
 /// before it is returned, with one `exp` per flow and compensated summation: `|XNPV(r)|` plus a bound on
-/// its evaluation error must be at most `1e-9 · Σ|aᵢ|` (the undiscounted total). A candidate that fails is
+/// its evaluation error must be at most `1e-9 · Σ|aᵢ|` (the undiscounted total) — the *residual* certificate —
+/// or, where the discounted flows are so large that their evaluation error alone exceeds that (rates far from
+/// 0 % with flows decades apart), the XNPV evaluated with the same error bound must have *proven* opposite signs
+/// at two rates around the reported one, at most `tolerance · max(1, |r|)` apart — the *sign-change* certificate:
+/// a root lies between them (``XIRRResult/certificate`` says which held). A candidate that fails both is
 /// not reported; when none passes, the call throws `rootNotCertified` (the NPV changes sign but no double
-/// rate brings it that close to zero, typically rates near −100 % with flows decades apart) or
-/// `noRootFound`. Nothing returns NaN or an unchecked number.
+/// rate brings it provably close to a root) or `noRootFound`. Nothing returns NaN or an unchecked number.
 ///
 /// Input rules: zero amounts are dropped before solving, wherever dated (they change neither `t₀` nor the
 /// result, to the bit); the flows are sorted by date and then amount, so the order of the input (same-day
@@ -757,13 +760,26 @@ enum XIRRKernel {
 
     /// The outcome of ``certify(_:_:)``.
     struct Certificate {
-        /// Whether `|XNPV(r)|` plus the bound on its evaluation error is at most `1e-9 · Σ|aᵢ|`.
+        /// Whether `|XNPV(r)|` plus the bound on its evaluation error is at most `1e-9 · Σ|aᵢ|`, or (with
+        /// `bracket`) a sign change of the XNPV is proven around `r`.
         var holds: Bool
         /// `|XNPV(r)| / Σ|aᵢ|` as evaluated (∞ when a discounted flow overflows).
         var relativeResidual: Double
+        /// The bound on the evaluation error of `XNPV(r)`, over `Σ|aᵢ|` (∞ when a discounted flow overflows).
+        var relativeErrorBound: Double
         /// `Σ|aᵢ|(1+r)^(−tᵢ) / Σ|aᵢ|`: how much larger the discounted flows are than the flows; the
         /// evaluation error grows with it.
         var relativeDiscountedSize: Double
+        /// The proven sign change `(lower, upper)` when the sign-change certificate holds (see ``signChangeBracket(_:_:tolerance:)``).
+        var bracket: (lower: Double, upper: Double)? = nil
+
+        /// The public form of a certificate that holds.
+        var kind: XIRRCertificate {
+            if let bracket { return .signChange(lower: bracket.lower, upper: bracket.upper) }
+            return .residual
+        }
+
+        static let failed = Certificate(holds: false, relativeResidual: .infinity, relativeErrorBound: .infinity, relativeDiscountedSize: .infinity)
     }
 
     /// The final check of every rate before it is returned: evaluates `XNPV(r) = Σ aᵢ (1+r)^(−tᵢ)` once more
@@ -779,9 +795,7 @@ enum XIRRKernel {
     /// adds one ulp and the product with `aᵢ` half an ulp; rounded up for margin); Neumaier's sum adds
     /// `2ε|S| + 2nε²Σ|terms|`.
     static func certify(_ rate: Double, _ s: Series) -> Certificate {
-        guard rate > -1, rate.isFinite else {
-            return Certificate(holds: false, relativeResidual: .infinity, relativeDiscountedSize: .infinity)
-        }
+        guard rate > -1, rate.isFinite else { return .failed }
         // The cheap form first (chained factors, a few `exp` per series); it only ever says "holds" with a
         // rigorous bound, so on failure the one-`exp`-per-flow evaluation decides.
         if !s.gaps.isEmpty, let quick = certifyChained(rate, s), quick.holds { return quick }
@@ -818,11 +832,25 @@ enum XIRRKernel {
         let growError = 1 + eps * (2 + 2 * abs(m))
         let npv = scaled * grow
         let holds = (abs(scaled) + bound) * grow * growError <= certifiedResidual * total
-        return Certificate(holds: holds, relativeResidual: abs(npv) / total, relativeDiscountedSize: discounted * grow / total)
+        let errorBound = ((abs(scaled) + bound) * grow * growError - abs(npv)) / total
+        return Certificate(
+            holds: holds, relativeResidual: abs(npv) / total, relativeErrorBound: errorBound,
+            relativeDiscountedSize: discounted * grow / total)
     }
 
     /// ``certify(_:_:)`` with one `exp` per flow.
     static func certifyExact(_ rate: Double, _ s: Series) -> Certificate {
+        guard let e = boundedNPV(rate, s) else { return .failed }
+        let holds = abs(e.npv) + e.bound <= certifiedResidual * e.total
+        return Certificate(
+            holds: holds, relativeResidual: abs(e.npv) / e.total, relativeErrorBound: e.bound / e.total,
+            relativeDiscountedSize: e.discounted / e.total)
+    }
+
+    /// `XNPV(rate)` with one `exp` per flow and compensated summation, and a rigorous bound on its evaluation
+    /// error (the derivation is in ``certify(_:_:)``); `total` = `Σ|aᵢ|`, `discounted` = `Σ|aᵢ|(1+r)^(−tᵢ)`.
+    /// `nil` when a discounted flow overflows.
+    static func boundedNPV(_ rate: Double, _ s: Series) -> (npv: Double, bound: Double, total: Double, discounted: Double)? {
         let logGrowth = log1p(rate)
         let t = s.times, a = s.amounts, n = s.count
         var sum = CompensatedSum()
@@ -836,15 +864,37 @@ enum XIRRKernel {
             termErrors += abs(term) * (3 + 3 * abs(x))
         }
         let npv = sum.value
-        guard npv.isFinite, discounted.isFinite, total > 0 else {
-            return Certificate(holds: false, relativeResidual: .infinity, relativeDiscountedSize: .infinity)
-        }
+        guard npv.isFinite, discounted.isFinite, total > 0 else { return nil }
         let eps = Double.ulpOfOne
         // The last term: amounts that underflowed to subnormals when scaled (each off by at most one).
         let bound = eps * (termErrors + 2 * abs(npv)) + 2 * Double(n) * eps * eps * discounted
             + Double(n) * Double.leastNonzeroMagnitude
-        let holds = abs(npv) + bound <= certifiedResidual * total
-        return Certificate(holds: holds, relativeResidual: abs(npv) / total, relativeDiscountedSize: discounted / total)
+        return (npv, bound, total, discounted)
+    }
+
+    /// The sign-change certificate: the narrowest interval `[lower, upper]` around `rate`, of width at most
+    /// `tolerance · max(1, |rate|)`, at whose ends the XNPV has *proven* opposite signs (`|XNPV| >` its evaluation
+    /// error bound at both ends, ``boundedNPV(_:_:)``); by continuity of the XNPV on `r > −1` a root lies inside,
+    /// within the solver's tolerance of `rate`. The ends are `rate` itself and `rate ± d·ulp(rate)` for
+    /// `d = 1, 2, 4, …` (adjacent doubles first). `nil` when no such interval exists (cold path: only after the
+    /// residual certificate failed; at most about 2·log₂(tolerance/ε) evaluations).
+    static func signChangeBracket(_ rate: Double, _ s: Series, tolerance: Double) -> (lower: Double, upper: Double)? {
+        func provenSign(_ r: Double) -> Int {
+            guard r > -1, r.isFinite, let e = boundedNPV(r, s), abs(e.npv) > e.bound else { return 0 }
+            return e.npv > 0 ? 1 : -1
+        }
+        let width = tolerance * max(1, abs(rate))
+        let center = provenSign(rate)
+        var distance = rate.ulp
+        while distance <= width {
+            let lower = rate - distance, upper = rate + distance
+            let below = provenSign(lower), above = provenSign(upper)
+            if center != 0 && below == -center { return (lower, rate) }
+            if center != 0 && above == -center { return (rate, upper) }
+            if center == 0 && below != 0 && above == -below && upper - lower <= width { return (lower, upper) }
+            distance *= 2
+        }
+        return nil
     }
 
     /// The NPV at `rate` and its derivative in `L = log(1+r)`, with one `exp` per flow and compensated sums.
@@ -862,9 +912,11 @@ enum XIRRKernel {
     /// A candidate root that fails ``certify(_:_:)`` may only be a few ulps off (the scan's Brent stops at
     /// `tolerance` in `L`, and the fast Newton iterations use chained factors): up to six Newton steps with
     /// the accurate evaluation, then the two doubles either side of the best iterate, keeping the rate of
-    /// smallest |NPV|. Returns the best rate and its certificate (cold path: only after a failed check).
+    /// smallest |NPV|; when the best rate still fails the residual certificate, the sign-change certificate
+    /// (``signChangeBracket(_:_:tolerance:)``) is tried around it. Returns the best rate and its certificate (cold
+    /// path: only after a failed check).
     @inline(never)
-    static func refineAndCertify(_ rate: Double, _ s: Series) -> (rate: Double, certificate: Certificate) {
+    static func refineAndCertify(_ rate: Double, _ s: Series, tolerance: Double) -> (rate: Double, certificate: Certificate) {
         var best = rate, bestCertificate = certify(rate, s)
         var r = rate
         for _ in 0..<6 {
@@ -891,6 +943,10 @@ enum XIRRKernel {
                 }
             }
         }
+        if !bestCertificate.holds, let bracket = signChangeBracket(best, s, tolerance: tolerance) {
+            bestCertificate.holds = true
+            bestCertificate.bracket = bracket
+        }
         return (best, bestCertificate)
     }
 
@@ -903,10 +959,12 @@ enum XIRRKernel {
         // Certifying uniqueness matters only when the full search would otherwise run.
         let certify = settings.certifyUniqueRoot && settings.rootSearch == .full && signChanges > 1
         var (newtonRate, newtonIterations, newtonRootIsUnique, newtonCertified) = newton(s, settings: settings, certify: certify)
+        var newtonCertificate = XIRRCertificate.residual
         if let rate = newtonRate, !newtonCertified, !Self.certify(rate, s).holds {
-            let refined = refineAndCertify(rate, s)
+            let refined = refineAndCertify(rate, s, tolerance: settings.tolerance)
             if refined.certificate.holds {
                 newtonRate = refined.rate
+                newtonCertificate = refined.certificate.kind
             } else {
                 // Newton stopped at a point that is no root to the required accuracy: search instead.
                 newtonRate = nil
@@ -914,7 +972,8 @@ enum XIRRKernel {
             }
         }
         if let newtonRate, signChanges == 1 || settings.rootSearch == .newtonFirst || newtonRootIsUnique {
-            return XIRRResult(rate: newtonRate, iterations: newtonIterations, method: .newton, otherRoots: [])
+            return XIRRResult(
+                rate: newtonRate, iterations: newtonIterations, method: .newton, otherRoots: [], certificate: newtonCertificate)
         }
         bracketRoots(s, settings: settings, knownRoot: newtonRate, into: &roots)
         // Ascending, one copy of each (Newton's if any); every candidate then faces the certificate below.
@@ -934,19 +993,24 @@ enum XIRRKernel {
         // The final check: every rate reported must leave |XNPV| ≤ 1e-9·Σ|aᵢ| (Newton's already passed).
         let guess = settings.guess
         var rejected: (rate: Double, certificate: Certificate)? = nil
+        // The certificate of each kept root, in step with `roots[0..<kept]`.
+        var kinds: [XIRRCertificate] = []
         kept = 0
         for k in roots.indices {
-            var certificate = Certificate(holds: true, relativeResidual: 0, relativeDiscountedSize: 0)
+            var certificate = Certificate(holds: true, relativeResidual: 0, relativeErrorBound: 0, relativeDiscountedSize: 0)
+            var kind = newtonCertificate
             if roots[k].method != .newton {
                 certificate = Self.certify(roots[k].rate, s)
                 if !certificate.holds {
-                    let refined = refineAndCertify(roots[k].rate, s)
+                    let refined = refineAndCertify(roots[k].rate, s, tolerance: settings.tolerance)
                     roots[k].rate = refined.rate
                     certificate = refined.certificate
                 }
+                kind = certificate.kind
             }
             if certificate.holds {
                 roots[kept] = roots[k]
+                kinds.append(kind)
                 kept += 1
             } else if rejected.map({ abs(roots[k].rate - guess) < abs($0.rate - guess) }) ?? true {
                 rejected = (roots[k].rate, certificate)
@@ -957,6 +1021,7 @@ enum XIRRKernel {
             if let rejected {
                 throw .rootNotCertified(
                     rate: rejected.rate, relativeResidual: rejected.certificate.relativeResidual,
+                    relativeErrorBound: rejected.certificate.relativeErrorBound,
                     relativeDiscountedSize: rejected.certificate.relativeDiscountedSize)
             }
             let range = npvRange(s)
@@ -973,6 +1038,7 @@ enum XIRRKernel {
             for k in roots.indices where k != chosen { others.append(roots[k].rate) }
         }
         let iterations = best.method == .newton ? newtonIterations : newtonIterations + best.iterations
-        return XIRRResult(rate: best.rate, iterations: iterations, method: best.method, otherRoots: others)
+        return XIRRResult(
+            rate: best.rate, iterations: iterations, method: best.method, otherRoots: others, certificate: kinds[chosen])
     }
 }

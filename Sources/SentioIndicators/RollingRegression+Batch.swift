@@ -28,7 +28,7 @@ public struct RollingRegressionSeries: Sendable {
 /// equivalent of statsmodels `RollingOLS(y, add_constant(X), window=window).fit()`.
 ///
 /// Runs ``RollingRegression`` row by row, so results are bit-identical to the streaming state;
-/// each window is seeded (first window and every `reseedInterval` rows) by an exact BLAS `dsyrk`
+/// each window is seeded (first window and every `reseedInterval` rows) by an exact fixed-order cross-product (`DeterministicKernels`)
 /// cross-product of the centered window and updated in between by rank-two updates. See
 /// ``RollingRegression`` for formulas, conditioning and the handling of singular windows (NaN and
 /// flagged, never a crash or an error for the whole series).

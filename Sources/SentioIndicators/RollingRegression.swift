@@ -36,7 +36,8 @@ public enum RegressionWindowStatus: UInt8, Sendable, Equatable, Codable {
 /// **Updates.** When the window is full each new row replaces the oldest by the rank-two Welford
 /// update `m' = m + (z − o)/W`, `C' = C + (z − m')(z − m)ᵀ − (o − m')(o − m)ᵀ` (O(k²)), and every
 /// `reseedInterval` updates (default `W`) the means and `C` are recomputed exactly from the
-/// window's rows (two-pass; the centered cross-product by BLAS `dsyrk`), so rounding error never
+/// window's rows (two-pass; the centered cross-product in a fixed summation order, `DeterministicKernels`, so
+/// the same bits on every CPU, where BLAS `dsyrk` summed in a CPU-dependent order), so rounding error never
 /// accumulates over more than one interval. The window's rows live in a ring buffer allocated at
 /// `init`; an update never allocates.
 ///
@@ -56,7 +57,7 @@ public enum RegressionWindowStatus: UInt8, Sendable, Equatable, Codable {
 /// `1e-12·(√(Cᵢᵢ·Qⱼ) + √(Qᵢ·Cⱼⱼ))` of the exact window values (`Qᵢ = Σzᵢ²`: the change of `Cᵢⱼ`
 /// under relative input perturbations of 1e-12), whatever large values have left the window; each
 /// estimate is the exact OLS of such moments (Cholesky is backward stable). The bound assumes the
-/// re-seed's BLAS cross-product errs by at most `W·u` relative, which certifies windows up to about
+/// re-seed's cross-product errs by at most `W·u` relative (recursive summation of `W` products: `γ_W`), which certifies windows up to about
 /// 1,800 rows; longer windows re-seed at every update once the bound is reached.
 public struct RollingRegression: Sendable, Codable {
     /// Window length `W` (rows per estimate).
@@ -247,7 +248,8 @@ public struct RollingRegression: Sendable, Codable {
         s[L.variance] = value
     }
 
-    /// Exact means (compensated sums) and centered co-moments from the window's rows: two passes, `dsyrk`.
+    /// Exact means (compensated sums) and centered co-moments from the window's rows: two passes, the fixed-order
+    /// cross-product of `DeterministicKernels`.
     static func reseed(_ s: UnsafeMutablePointer<Double>, _ L: Layout) {
         let m = L.m, n = L.window
         let rows = s + L.rows, centered = s + L.centered
@@ -276,7 +278,7 @@ public struct RollingRegression: Sendable, Codable {
         for r in 0..<n {
             for i in 0..<m { centered[r * m + i] = rows[r * m + i] - s[L.mean + i] }
         }
-        BLASKernels.sumOfOuterProducts(columnsOf: centered, dimension: m, count: n, into: s + L.comoments)
+        DeterministicKernels.sumOfOuterProducts(columnsOf: centered, dimension: m, count: n, into: s + L.comoments)
     }
 
     /// Copies the row `(x, y)` to `newRow` and into the window's ring at `slot` (the evicted row, if any, to
@@ -343,7 +345,7 @@ public struct RollingRegression: Sendable, Codable {
     /// `u·|meanᵢ|`: `δᵢ(k) ≤ Eᵢ + k·u·aᵢ·(6/W + u) + u·aᵢ` (`Eᵢ` the re-seed's bound). Every co-moment errs by
     /// at most `√(SᵢSⱼ)·K`, `Sᵢ = aᵢ²`, with `K = 4·D + 16k·u + 2W·u`: each update adds ≤ 16u·√(SᵢSⱼ) of
     /// rounding plus `|Δzᵢ|·δⱼ + δᵢ·|Δzⱼ|` from the means' errors, whose sum over the updates is at most
-    /// `2aⱼ·Σδᵢ + …`, `Σδᵢ/aᵢ ≤ D = k·maxᵢ Eᵢ/aᵢ + k²·u·(3/W + u) + k·u`; the re-seed (BLAS `dsyrk`) adds
+    /// `2aⱼ·Σδᵢ + …`, `Σδᵢ/aᵢ ≤ D = k·maxᵢ Eᵢ/aᵢ + k²·u·(3/W + u) + k·u`; the re-seed (the fixed-order cross-product) adds
     /// ≤ 2W·u. It is enough that `K·Sᵢ ≤ 2t·√(Cᵢᵢ·Qᵢ)` for every column (then by AM–GM
     /// `K·√(SᵢSⱼ) ≤ t·(√(CᵢᵢQⱼ) + √(QᵢCⱼⱼ))`), and `δᵢ·W ≤ t·√Qᵢ` for the means. O(k) flops, no
     /// per-update bookkeeping beyond `aᵢ`.

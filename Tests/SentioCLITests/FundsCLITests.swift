@@ -39,8 +39,10 @@ struct XirrCLITests {
         let output = try await runSentio(["xirr", file, "--format", "json", "--day-count", "act360", "--guess", "0.2"])
         #expect(output.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["xirr", "otherRoots", "method", "iterations", "dayCount", "guess", "flows", "firstDate", "lastDate"])
+        #expect(Set(object.keys) == ["xirr", "certificate", "bracket", "otherRoots", "method", "iterations", "dayCount", "guess", "flows", "firstDate", "lastDate"])
         #expect(object["dayCount"] as? String == "act360" && object["flows"] as? Int == 5)
+        // A well-conditioned series: the residual certificate, no bracket.
+        #expect(object["certificate"] as? String == "residual" && object["bracket"] is NSNull)
         // Actual/360: (1 + r360)^(365/360) = 1 + r365.
         let r360 = try #require(object["xirr"] as? Double)
         #expect(abs(pow(1 + r360, 365.0 / 360) - 1.37336253351883136) < 1e-12)
