@@ -30,6 +30,8 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var lenient: LenientOptions
 
+    @OptionGroup(title: "Market files") var marketFile: MarketFileOptions
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one CSV file or directory") }
     }
@@ -57,7 +59,7 @@ struct ImportCommand: ParsableCommand {
         var outputFailure: WriteError?
         do {
             result = try StoreImport.run(
-                files: files, into: database, readOptions: lenient.readOptions, replace: replace, defaultNames: builtIn,
+                files: files, into: database, readOptions: try marketFile.analysisReadOptions(lenient: lenient.enabled), replace: replace, defaultNames: builtIn,
                 progress: { report in
                     progress.clearLine()
                     if outputFailure == nil {
