@@ -31,12 +31,13 @@ extension OHLCVReader {
     /// one of the shapes above, with an optional ` HH:MM` or ` HH:MM:SS`, decided over every row of the file.
     /// Returns `nil` when the first row parses as a built-in form (the reader's default path).
     ///
-    /// - Throws: `invalidTimestamp` naming the line for a row of another shape; for a numeric form, a file where
+    /// - Throws: `invalidTimestamp` naming the line for a row of another shape (in lenient mode such rows are left
+    ///   to the row loop, which skips them); for a numeric form, a file where
     ///   both month/day and day/month readings are possible for every row (``CSVError/ambiguousDates(file:line:value:)``),
     ///   or where neither is (a first number above 12 on one row and a second number above 12 on another).
     static func detectDateFormat(
         _ buffer: UnsafeBufferPointer<UInt8>, from start: Int, lineNumber firstLineNumber: Int, columnCount: Int,
-        timestampColumn: Int, file: String, field: String
+        timestampColumn: Int, file: String, field: String, lenient: Bool = false
     ) throws(CSVError) -> DateFormat? {
         let b = buffer.baseAddress!, n = buffer.count
         var pos = start, lineNumber = firstLineNumber
@@ -71,18 +72,14 @@ extension OHLCVReader {
                 }) {
                     return nil
                 }
-                guard let (s, t) = classify(cell) else {
-                    let value = text(buffer, cellStart, cellEnd)
-                    throw .invalidTimestamp(
-                        file: file, line: lineNumber, field: field, value: value,
-                        reason: "not a form Sentio recognises (YYYY-MM-DD, M/D/YYYY, D/M/YYYY, D.M.YYYY, YYYY/MM/DD, "
-                            + "D-Mon-YYYY, epoch seconds); pass --date-format, e.g. --date-format '%Y%m%d'")
-                }
+                // No detectable form either: the row loop reports the cell with the built-in forms' reason.
+                guard let (s, t) = classify(cell) else { return nil }
                 shape = s
                 timePart = t
                 firstLine = (lineNumber, text(buffer, cellStart, cellEnd))
             }
             guard let (s, t) = classify(cell), s == shape!, t == timePart else {
+                if lenient { continue }  // the row loop skips it, with the pattern's reason
                 throw .invalidTimestamp(
                     file: file, line: lineNumber, field: field, value: text(buffer, cellStart, cellEnd),
                     reason: "not the date form of line \(firstLine!.line) ('\(firstLine!.value)'); pass --date-format")

@@ -373,7 +373,7 @@ public enum OHLCVReader {
         if dateFormat == nil,
             let detected = try detectDateFormat(
                 buffer, from: pos, lineNumber: lineNumber, columnCount: columnCount, timestampColumn: columnOf[0],
-                file: file, field: fieldNames[0])
+                file: file, field: fieldNames[0], lenient: lenient)
         {
             dateFormat = detected
             notes.append("\(file): dates read as \(detected.pattern) (detected from the whole file)")

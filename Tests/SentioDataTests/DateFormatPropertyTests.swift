@@ -86,8 +86,9 @@ struct DateFormatPropertyTests {
                                                CivilDate(year: 1999, month: 4, day: 2)!.epochSeconds])
         // A row that does not match the pattern is an error naming its line.
         let bad = text + "1999-03-01,1,1,1,1,0\n"
+        let format = try DateFormat("%m/%d/%Y")
         do {
-            _ = try OHLCVReader.parse(text: bad, file: "a.csv", symbol: "A", options: ReadOptions(dateFormat: try DateFormat("%m/%d/%Y")))
+            _ = try OHLCVReader.parse(text: bad, file: "a.csv", symbol: "A", options: ReadOptions(dateFormat: format))
             Issue.record("accepted")
         } catch { #expect(error.line == 4) }
     }

@@ -23,7 +23,8 @@ struct MarketFilesTests {
     }
 
     static func number(_ name: String) throws -> Double {
-        try #require(Double(try #require(try reference()[name])))
+        let text = try #require(try reference()[name])
+        return try #require(Double(text))
     }
 
     /// The line of the fixture file whose first cell is `date` (1-based; the header is line 1).
@@ -42,9 +43,11 @@ struct MarketFilesTests {
         let result = try OHLCVReader.readWithReport(path: path, options: ReadOptions(adjust: .auto))
         #expect(result.adjustment.mode == .total)
         #expect(result.adjustment.adjustedCloseColumn == "Adj Close")
-        #expect(result.adjustment.splits == try Self.number("aapl_splits").rounded().asInt)
+        let expectedSplits = Int(try Self.number("aapl_splits"))
+        #expect(result.adjustment.splits == expectedSplits)
         let s = result.series, r = raw.series
-        #expect(s.count == Int(try Self.number("aapl_bars")))
+        let bars = Int(try Self.number("aapl_bars"))
+        #expect(s.count == bars)
         // The last bar keeps the file's prices; every bar's OHLC is scaled by one factor.
         #expect(s.close.last == r.close.last)
         for i in [0, 77, 1_000, s.count - 1] {
@@ -89,7 +92,8 @@ struct MarketFilesTests {
         }
         // --adjust none accepts the move; the actions file explains both splits.
         let none = try OHLCVReader.parse(text: unadjusted, file: "AAPL.csv", symbol: "AAPL", options: ReadOptions(adjust: .none))
-        #expect(none.series.count == Int(try Self.number("aapl_bars")))
+        let bars = Int(try Self.number("aapl_bars"))
+        #expect(none.series.count == bars)
         let actions = try CorporateActions.read(path: fixturePath(Self.folder + "AAPL_actions.csv"))
         let withActions = try OHLCVReader.parse(
             text: unadjusted, file: "AAPL.csv", symbol: "AAPL", options: ReadOptions(adjust: .auto, actions: actions))
@@ -121,7 +125,8 @@ struct MarketFilesTests {
         #expect(results.map(\.series.symbol) == ["AAPL", "IBM", "MSFT"])
         for result in results {
             let symbol = result.series.symbol
-            #expect(result.series.count == Int(try Self.number("long_\(symbol)_bars")))
+            let bars = Int(try Self.number("long_\(symbol)_bars"))
+            #expect(result.series.count == bars)
             #expect(result.adjustment.mode == .total)
             let r = result.series.close.last! / result.series.close.first! - 1
             #expect(Self.relative(r, try Self.number("long_\(symbol)_adj_close_return")) < 1e-13)
@@ -136,9 +141,11 @@ struct MarketFilesTests {
     @Test func monthDayYearDatesAreDetected() throws {
         let path = fixturePath(Self.folder + "SP500_1999.csv")
         let result = try OHLCVReader.readWithReport(path: path, options: ReadOptions(adjust: .auto))
-        #expect(result.series.count == Int(try Self.number("sp500_1999_bars")))
-        #expect(CivilDate(epochSeconds: result.series.timestamps[0]).description == (try Self.reference()["sp500_1999_first_date"]))
-        #expect(CivilDate(epochSeconds: result.series.timestamps.last!).description == (try Self.reference()["sp500_1999_last_date"]))
+        let reference = try Self.reference()
+        let bars = Int(try Self.number("sp500_1999_bars"))
+        #expect(result.series.count == bars)
+        #expect(CivilDate(epochSeconds: result.series.timestamps[0]).description == reference["sp500_1999_first_date"])
+        #expect(CivilDate(epochSeconds: result.series.timestamps.last!).description == reference["sp500_1999_last_date"])
         #expect(result.notes.contains { $0.contains("%m/%d/%Y") })
         // The adjusted close equals the close in this file: total adjustment leaves returns as they are.
         let r = result.series.close.last! / result.series.close.first! - 1
@@ -156,8 +163,4 @@ struct MarketFilesTests {
         #expect(results.count >= 12 + 6)
         #expect(results.allSatisfy { $0.adjustment.isPlain })
     }
-}
-
-extension Double {
-    fileprivate var asInt: Int { Int(self) }
 }
