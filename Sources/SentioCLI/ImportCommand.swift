@@ -57,9 +57,10 @@ struct ImportCommand: ParsableCommand {
         // The per-file lines cannot throw out of the import's callback: the first failure to write them is
         // kept and reported once the import has finished (the files are imported either way).
         var outputFailure: WriteError?
+        let readOptions = try marketFile.analysisReadOptions(lenient: lenient.enabled)
         do {
             result = try StoreImport.run(
-                files: files, into: database, readOptions: try marketFile.analysisReadOptions(lenient: lenient.enabled), replace: replace, defaultNames: builtIn,
+                files: files, into: database, readOptions: readOptions, replace: replace, defaultNames: builtIn,
                 progress: { report in
                     progress.clearLine()
                     if outputFailure == nil {
