@@ -66,6 +66,11 @@ public struct ReadResult: Sendable, Equatable {
     /// The file the series was read from ("" when unknown).
     public var file: String = ""
 
+    /// Equal series, skipped rows, adjustment and notes (the file name is not compared).
+    public static func == (a: ReadResult, b: ReadResult) -> Bool {
+        a.series == b.series && a.skipped == b.skipped && a.adjustment == b.adjustment && a.notes == b.notes
+    }
+
     public init(
         series: OHLCVSeries, skipped: [SkippedRow], adjustment: AppliedAdjustment = .plain, notes: [String] = [],
         file: String = ""
@@ -148,8 +153,10 @@ public enum OHLCVReader {
         if options.symbol == nil && !symbol.isEmpty { options.symbol = symbol }
         let name = options.symbol ?? symbol
         let results = try bytes.withUnsafeBufferPointer { (buffer) throws(CSVError) -> [ReadResult] in
-            try parseFile(buffer, file: file, symbol: name, options: options, parts: 1, minimumPartBytes: defaultMinimumPartBytes)
-                .results
+            try parseFile(
+                buffer, file: file, symbol: name, options: options, parts: defaultParts,
+                minimumPartBytes: defaultMinimumPartBytes
+            ).results
         }
         return try single(results, file: file)
     }
