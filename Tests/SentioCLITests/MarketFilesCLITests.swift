@@ -91,7 +91,7 @@ struct MarketFilesCLITests {
         #expect(sp.stdout.split(separator: "\n").count == bars + 1)
         let goog = try await runSentio(["indicators", fixturePath("backtest/goog_daily.csv")])
         #expect(goog.status == 0)
-        #expect(goog.stderr.contains("column 'talibrsi14' is not used"))
+        #expect(goog.stderr.contains("column 'talibRsi14' is not used"))
         // An ambiguous file is refused; --date-format reads it.
         let directory = try temporaryDirectory("cli-dates")
         let path = directory.appendingPathComponent("X.csv").path
