@@ -33,7 +33,7 @@ extension OHLCVReader {
     ///
     /// - Throws: `invalidTimestamp` naming the line for a row of another shape (in lenient mode such rows are left
     ///   to the row loop, which skips them); for a numeric form, a file where
-    ///   both month/day and day/month readings are possible for every row (``CSVError/ambiguousDates(file:line:value:)``),
+    ///   both month/day and day/month readings are possible for every row (``CSVError/ambiguousDates(file:line:value:separator:)``),
     ///   or where neither is (a first number above 12 on one row and a second number above 12 on another).
     static func detectDateFormat(
         _ buffer: UnsafeBufferPointer<UInt8>, from start: Int, lineNumber firstLineNumber: Int, columnCount: Int,
