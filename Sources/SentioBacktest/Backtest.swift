@@ -32,6 +32,9 @@ public struct Backtest: Sendable {
     /// Called once with (0, total steps) when the simulation starts (after the strategy's `prepare`), then every
     /// 4,096 timeline steps and at the end with (completed steps, total steps), for progress display. It must be cheap; it is never called from more than one thread.
     public var progress: (@Sendable (_ completedSteps: Int, _ totalSteps: Int) -> Void)?
+    /// Corporate actions applied to holdings on the prices as given, by symbol (see
+    /// `SimulationCore+CorporateActions.swift`); empty: none.
+    public var corporateActions: [String: [HoldingAdjustment]] = [:]
 
     public init(_ configuration: BacktestConfiguration = BacktestConfiguration(),
                 progress: (@Sendable (_ completedSteps: Int, _ totalSteps: Int) -> Void)? = nil) {
@@ -58,6 +61,7 @@ public struct Backtest: Sendable {
         try strategy.prepare(market: market)
         var replay = MarketReplay(configuration: configuration, market: market)
         replay.progress = progress
+        replay.core.scheduleHoldingAdjustments(corporateActions)
         progress?(0, market.timeline.count)
         // Built-in strategies run a loop specialized for their concrete type (direct, inlinable `decide`
         // calls): a generic called from another module would otherwise dispatch through the witness table.
@@ -302,6 +306,10 @@ struct SimulationCore: ~Copyable {
     /// Strategy orders as they are placed, when `logsPlacements` (live sessions report them as events).
     var logsPlacements = false
     var placements: [OrderPlacement] = []
+    /// Corporate actions applied to holdings (`SimulationCore+CorporateActions.swift`): per symbol, by time, and
+    /// the next one of each symbol; empty when there are none.
+    var holdingAdjustments: [[HoldingAdjustment]] = []
+    var holdingAdjustmentCursor: [Int] = []
 
     init(configuration: BacktestConfiguration, symbols: [String], stepCapacity: Int) {
         self.configuration = configuration
@@ -387,6 +395,7 @@ struct SimulationCore: ~Copyable {
     mutating func step<S: Strategy, B: StepBars>(_ step: Int, time: Int64, bars: B, strategy: inout S) {
         currentTime = time
         stepContribution = 0
+        if !holdingAdjustments.isEmpty { applyHoldingAdjustments(time: time) }
         let openAtStart = openCount
         var filledThisStep = false
 

@@ -33,6 +33,8 @@ public struct SteppedSimulationState: Sendable, Codable {
     var historyBase: HistoryBase
     var signalStates: [SignalModelState], latestSignals: [Signal?]
     var rsiStates: [RelativeStrengthIndex], rsiValues: [UInt64], dcaLastPeriod: [Int]
+    /// The next corporate action of each symbol (`nil`: the simulation has none scheduled).
+    var holdingAdjustmentCursor: [Int]?
 
     /// Number of completed steps.
     public var stepCount: Int { historyBase.steps + timestamps.count }
@@ -97,7 +99,8 @@ extension SimulationCore {
             },
             historyBase: HistoryBase(),
             signalStates: decider.signalStates, latestSignals: decider.latestSignals, rsiStates: decider.rsiStates,
-            rsiValues: bits(decider.rsiValues), dcaLastPeriod: decider.dca?.lastPeriod ?? [])
+            rsiValues: bits(decider.rsiValues), dcaLastPeriod: decider.dca?.lastPeriod ?? [],
+            holdingAdjustmentCursor: self.holdingAdjustmentCursor.isEmpty ? nil : self.holdingAdjustmentCursor)
     }
 }
 
@@ -203,5 +206,9 @@ extension SteppedSimulation {
         decider.rsiStates = state.rsiStates
         decider.rsiValues = doubles(state.rsiValues)
         if decider.dca != nil { decider.dca!.lastPeriod = state.dcaLastPeriod }
+        if let cursor = state.holdingAdjustmentCursor {
+            guard cursor.count == n else { throw BacktestError("the simulation state's corporate action cursor does not fit \(n) symbols") }
+            core.holdingAdjustmentCursor = cursor
+        }
     }
 }

@@ -44,7 +44,8 @@ extension BacktestCommand {
         guard let benchmark else { return nil }
         let range = resolvedRange
         if FileManager.default.fileExists(atPath: benchmark) {
-            let series = range.apply(to: try OHLCVReader.read(path: benchmark))
+            // Read as the data is (--adjust, --date-format, --timezone); its actions, if any, are prices' (splits).
+            let series = range.apply(to: try OHLCVReader.read(path: benchmark, options: try marketFile.analysisReadOptions()))
             if series.count == 0 { throw UsageError("--benchmark \(benchmark): no bars within --from/--to") }
             return BenchmarkSeries(series)
         }

@@ -89,6 +89,8 @@ struct BacktestCommand: ParsableCommand {
 
     @OptionGroup var range: BarRangeOptions
 
+    @OptionGroup(title: "Market files") var marketFile: MarketFileOptions
+
     /// The options as the library's request (defaults resolved by `BacktestRequest`), with the investor currency.
     var request: BacktestRequest {
         get throws {
@@ -111,7 +113,8 @@ struct BacktestCommand: ParsableCommand {
         let progress = TerminalProgress("backtest", phases: ["reading", "indicators and signals", "simulation", "writing"])
         defer { progress.finish() }
         progress.begin("reading")
-        let assetMarket = try loadMarket()
+        let loaded = try loadMarketWithReports()
+        let assetMarket = loaded.market
         // --currency: the same simulator on prices translated into the investor's currency (InvestorCurrencyMarket).
         let translated = try translatedMarket(assetMarket)
         let market = try translated.map { try Market($0.series) } ?? assetMarket
@@ -119,10 +122,11 @@ struct BacktestCommand: ParsableCommand {
         let request = try self.request
         progress.begin("indicators and signals")
         let simulationStarted = SimulationStartFlag()
-        let backtest = Backtest(request.configuration(symbolCount: market.series.count)) { done, total in
+        var backtest = Backtest(request.configuration(symbolCount: market.series.count)) { done, total in
             if simulationStarted.set() { progress.begin("simulation", unit: "bars") }
             progress.update(done, of: total)
         }
+        backtest.corporateActions = try holdingAdjustments(loaded, strategy: request.strategy)
         var buyLevels = RecordedBuyLevels()
         // With --report, record each buy decision's stop/target (the simulator keeps them only while open).
         func simulate<S: Strategy>(_ strategy: S) throws -> BacktestResult {
@@ -173,7 +177,44 @@ struct BacktestCommand: ParsableCommand {
         progress.finish()
         if let saved { printError(saved) }
         for warning in report.warnings { printError("warning: \(warning.message)") }
-        print(format == .json ? try report.summaryJSON() : report.summary.table(), terminator: "")
+        MarketFileOptions.printNotes(loaded.results)
+        let statement = MarketFileOptions.statement(loaded.results)
+        if format == .json {
+            print(try Self.summaryJSON(report, adjustment: statement), terminator: "")
+        } else {
+            print(report.summary.table(), terminator: "")
+            if let statement { print("Price adjustment: \(statement)") }
+        }
+    }
+
+    /// The summary JSON; a price adjustment (when there is one to state) is the `config` object's `adjustment`.
+    static func summaryJSON(_ report: BacktestRunReport, adjustment: String?) throws -> String {
+        let text = try report.summaryJSON()
+        guard let adjustment else { return text }
+        var value = try JSONDecoder().decode(APIJSONValue.self, from: Data(text.utf8))
+        if case .object(var fields) = value, let k = fields.firstIndex(where: { $0.key == "config" }),
+            case .object(var config) = fields[k].value
+        {
+            config.append(.init("adjustment", .string(adjustment)))
+            fields[k].value = .object(config)
+            value = .object(fields)
+        }
+        return try APIJSON.encode(value)
+    }
+
+    /// The corporate actions the simulation applies to holdings (prices as in the file, or split-adjusted with
+    /// dividends in cash). A strategy that decides on price levels (rsi, sentio) is refused on prices with splits
+    /// left in: its indicators would read each split as a real move.
+    func holdingAdjustments(_ loaded: LoadedMarket, strategy: StrategyKind) throws -> [String: [HoldingAdjustment]] {
+        let schedule = MarketFileOptions.holdingAdjustments(loaded.results, actions: loaded.actions)
+        let splitting = schedule.filter { $0.value.contains { $0.shareMultiplier != 1 } }.keys.sorted()
+        if !splitting.isEmpty && (strategy == .rsi || strategy == .sentio) {
+            throw UsageError(
+                "--strategy \(strategy.rawValue) decides on prices, and the prices of \(splitting.joined(separator: ", ")) "
+                    + "still have the splits of \(loaded.actions!.file) in them (--adjust \(marketFile.adjust.rawValue)): "
+                    + "use --adjust splits --actions \(loaded.actions!.file) (dividends still credited in cash) or --adjust total")
+        }
+        return schedule
     }
 
     /// The data directories/files given, or the bundled sample universe.
@@ -196,11 +237,27 @@ struct BacktestCommand: ParsableCommand {
             from: resolvedRange.lower, to: resolvedRange.upper)
     }
 
-    func loadMarket() throws -> Market {
-        if readsStore { return try loadStoredMarket() }
+    func loadMarket() throws -> Market { try loadMarketWithReports().market }
+
+    /// The market, what the reader says of each series, and the corporate actions of `--actions`.
+    struct LoadedMarket {
+        var market: Market
+        var results: [ReadResult]
+        var actions: CorporateActions?
+    }
+
+    func loadMarketWithReports() throws -> LoadedMarket {
+        if readsStore {
+            if marketFile.actions != nil { throw UsageError("--actions applies to CSV input, not to stored bars (--db)") }
+            return LoadedMarket(market: try loadStoredMarket(), results: [], actions: nil)
+        }
         let files = try OHLCVReader.expand(paths: try dataPaths())
-        let series = try selection.select(try OHLCVReader.readConcurrently(files), symbol: \.symbol)
-        return try Market(try filteredByRange(series))
+        let actions = try marketFile.loadActions()
+        let results = try selection.select(
+            try OHLCVReader.readConcurrentlyWithReports(files, options: try marketFile.readOptions(actions: actions)),
+            symbol: \.series.symbol)
+        return LoadedMarket(
+            market: try Market(try filteredByRange(results.map(\.series))), results: results, actions: actions)
     }
 
     /// Bars each symbol needs before the strategy can decide, for the report's warm-up band: the RSI period, the

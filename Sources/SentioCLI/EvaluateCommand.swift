@@ -32,6 +32,8 @@ struct EvaluateCommand: ParsableCommand {
     @OptionGroup(title: "Model parameters")
     var model: SignalModelOptions
 
+    @OptionGroup(title: "Market files") var marketFile: MarketFileOptions
+
     func validate() throws {
         try format.require([.table, .json])
         if paths.isEmpty { throw ValidationError("give at least one DATA file or directory") }
@@ -43,7 +45,8 @@ struct EvaluateCommand: ParsableCommand {
         defer { progress.finish() }
         progress.begin("reading")
         let config = try model.resolve()
-        let results = try OHLCVReader.readAllWithReports(paths: paths, options: ReadOptions())
+        let results = try OHLCVReader.readAllWithReports(paths: paths, options: try marketFile.analysisReadOptions())
+        MarketFileOptions.printNotesAndStatement(results)
         var seen: Set<String> = []
         for result in results where !seen.insert(result.series.symbol).inserted {
             throw UsageError("symbol \(result.series.symbol) appears in more than one input file; give each symbol once")

@@ -15,7 +15,10 @@ struct GenerateCommand: ParsableCommand {
             TNA TZA (Russell 2000), FAS FAZ (financials), LABU LABD (biotech). Each pair shares one underlying \
             random walk with calm/volatile regimes; the bull fund is +3x and the bear fund -3x the underlying's \
             return, reset daily. Writes OUT/SYMBOL.csv with columns timestamp,open,high,low,close,volume \
-            (prices with 4 decimals, integer volumes), each file atomically. Same options and seed give the same bytes.
+            (prices with 4 decimals, integer volumes), each file atomically. Same options and seed give the same bytes. \
+            Prices are unadjusted: a fund closing below $1 does a 1-for-10 reverse split (above $1,000,000 a 10-for-1 \
+            split) before the next open, and its splits are written to OUT/actions/actions.csv \
+            (symbol,date,split_ratio,cash_dividend): read such a market with --actions OUT/actions/actions.csv.
             Daily bars: business days (no holidays), dated YYYY-MM-DD. Minute bars: 390 per day, 09:30-15:59 \
             exchange time written as UTC (YYYY-MM-DDTHH:MM:SSZ).
             --format ndjson: one feed instead of files, one bar per line             ({"symbol","timestamp","open","high","low","close","volume"}), in timeline order (by timestamp, then in             universe order), to standard output or to --out FILE; ready for `sentio live`.
@@ -97,5 +100,9 @@ struct GenerateCommand: ParsableCommand {
         let first = generator.firstTradingDate
         print("wrote \(paths.count) files, \(bars) \(freq.rawValue) bars each from \(first), seed \(seed), to \(out)")
         for path in paths { print("  \(path)") }
+        let actions = (out.hasSuffix("/") ? out : out + "/") + MarketGenerator.actionsFile
+        if FileManager.default.fileExists(atPath: actions) {
+            print("the funds split (prices are unadjusted): read the files with --actions \(actions)")
+        }
     }
 }

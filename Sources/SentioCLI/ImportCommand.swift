@@ -30,6 +30,8 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var lenient: LenientOptions
 
+    @OptionGroup(title: "Market files") var marketFile: MarketFileOptions
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one CSV file or directory") }
     }
@@ -55,9 +57,10 @@ struct ImportCommand: ParsableCommand {
         // The per-file lines cannot throw out of the import's callback: the first failure to write them is
         // kept and reported once the import has finished (the files are imported either way).
         var outputFailure: WriteError?
+        let readOptions = try marketFile.analysisReadOptions(lenient: lenient.enabled)
         do {
             result = try StoreImport.run(
-                files: files, into: database, readOptions: lenient.readOptions, replace: replace, defaultNames: builtIn,
+                files: files, into: database, readOptions: readOptions, replace: replace, defaultNames: builtIn,
                 progress: { report in
                     progress.clearLine()
                     if outputFailure == nil {

@@ -43,6 +43,8 @@ struct IndicatorsCommand: ParsableCommand {
 
     @OptionGroup var lenient: LenientOptions
 
+    @OptionGroup(title: "Market files") var marketFile: MarketFileOptions
+
     func validate() throws {
         try format.require([.csv, .json])
         for (name, value) in [("--rsi-period", rsiPeriod), ("--volume-window", volumeWindow), ("--atr-period", atrPeriod), ("--ma-period", maPeriod)]
@@ -54,7 +56,8 @@ struct IndicatorsCommand: ParsableCommand {
     func run() throws {
         try checkOutputPath(lenient.rejects, option: "--rejects", against: inputFiles([file]))
         try checkOutputPath(output, option: "--output", against: inputFiles([file]) + [(lenient.rejects ?? "", "the --rejects file")])
-        let result = try OHLCVReader.readWithReport(path: file, options: lenient.readOptions)
+        let result = try OHLCVReader.readWithReport(path: file, options: try marketFile.analysisReadOptions(lenient: lenient.enabled))
+        MarketFileOptions.printNotesAndStatement([result])
         if lenient.enabled { try lenient.report([(file, result.skipped)]) }
         let bars = result.series
         let periods = IndicatorPanel.Periods(rsi: rsiPeriod, volumeWindow: volumeWindow, atr: atrPeriod, movingAverage: maPeriod)

@@ -41,6 +41,8 @@ struct SignalsCommand: ParsableCommand {
 
     @OptionGroup var lenient: LenientOptions
 
+    @OptionGroup(title: "Market files") var marketFile: MarketFileOptions
+
     @OptionGroup var selection: SymbolSelectionOptions
 
     @OptionGroup var range: BarRangeOptions
@@ -148,7 +150,9 @@ struct SignalsCommand: ParsableCommand {
         let files = try OHLCVReader.expand(paths: inputs)
         try checkOutputPath(lenient.rejects, option: "--rejects", against: inputFiles(files))
         try checkOutputPath(output, option: "--output", against: inputFiles(files))
-        let results = try OHLCVReader.readAllWithReports(paths: inputs, options: lenient.readOptions)
+        let results = try OHLCVReader.readAllWithReports(
+            paths: inputs, options: try marketFile.analysisReadOptions(lenient: lenient.enabled))
+        MarketFileOptions.printNotesAndStatement(results)
         var seen: Set<String> = []
         for result in results {
             let symbol = result.series.symbol
@@ -156,10 +160,10 @@ struct SignalsCommand: ParsableCommand {
                 throw UsageError("symbol \(symbol) appears in more than one input file; give each symbol once")
             }
         }
-        if lenient.enabled { try lenient.report(zip(files, results).map { ($0, $1.skipped) }) }
+        if lenient.enabled { try lenient.report(results.map { ($0.file, $0.skipped) }) }
         // Symbols come from file names; they are matched without regard to case, as for stored bars.
         var selected = try SymbolSelection.select(
-            symbols, from: zip(results, files).map { (series: $0.series, source: $1) }, symbol: \.series.symbol,
+            symbols, from: results.map { (series: $0.series, source: $0.file) }, symbol: \.series.symbol,
             option: detail != nil ? "--detail" : "--symbols")
         let range = try self.range.resolve()
         if !range.isUnbounded {

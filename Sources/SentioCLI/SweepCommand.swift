@@ -119,7 +119,14 @@ struct SweepRunCommand: ParsableCommand {
         let plan = try SweepPlan(command: self, arguments: SweepPlan.commandArguments())
         let progress = TerminalProgress("sweep", phases: ["reading", "backtests"])
         progress.begin("reading")
-        let market = try plan.base.loadMarket()
+        let loaded = try plan.base.loadMarketWithReports()
+        if !MarketFileOptions.holdingAdjustments(loaded.results, actions: loaded.actions).isEmpty {
+            throw UsageError(
+                "sentio sweep does not apply --actions to holdings (sentio backtest does): use --adjust total with an "
+                    + "adjusted close, or --adjust splits without dividends in the actions file")
+        }
+        MarketFileOptions.printNotesAndStatement(loaded.results)
+        let market = loaded.market
         var sweep = plan.sweep
         sweep.benchmark = try plan.base.loadBenchmark(universe: market)
         progress.begin("backtests", unit: "runs")

@@ -1,3 +1,4 @@
+import Foundation
 import SentioCore
 
 /// A problem with an OHLCV CSV file, naming the file, the 1-based line (the header is line 1) and the field.
@@ -46,11 +47,29 @@ public enum CSVError: UserInputError, Equatable, Sendable {
         file: String, line: Int, field: String, value: String, laterLine: Int, laterValue: String, duplicate: Bool)
     /// A directory given as input holds no `.csv` file.
     case noCSVFiles(directory: String)
+    /// A long-form file (a symbol column) holds several symbols where one series was asked for.
+    case severalSymbols(file: String, symbols: [String])
+    /// A long-form file has no row of the symbol asked for.
+    case symbolNotInFile(file: String, symbol: String)
+    /// Every date of the file reads both as month/day and as day/month (no number above 12 decides).
+    case ambiguousDates(file: String, line: Int, value: String, separator: String)
+    /// Unadjusted prices move from `previousLine` to `line` the way a split does (see ``PriceAdjustment``):
+    /// `ratio` names the split ("2-for-1"), `closeRatio` and `openRatio` are the previous close over this bar's
+    /// close and open.
+    case suspectedSplit(
+        file: String, line: Int, symbol: String, previousLine: Int, previousDate: String, date: String, ratio: String,
+        closeRatio: Double, openRatio: Double)
+    /// The price adjustment asked for cannot be made from this file (`--adjust total` without an adjusted close,
+    /// `--adjust splits` without a source of splits, an adjusted close that moves against the close).
+    case adjustment(file: String, line: Int?, message: String)
 
     /// The 1-based line the error refers to, when it refers to one row.
     public var line: Int? {
         switch self {
-        case .unreadable, .noRows, .noCSVFiles: return nil
+        case .unreadable, .noRows, .noCSVFiles, .severalSymbols, .symbolNotInFile: return nil
+        case .ambiguousDates(_, let line, _, _): return line
+        case .suspectedSplit(_, let line, _, _, _, _, _, _, _): return line
+        case .adjustment(_, let line, _): return line
         case .emptyFile, .missingColumn: return 1
         case .syntax(_, let line, _, _, _): return line
         case .notBeforeLaterRow(_, let line, _, _, _, _, _): return line
@@ -107,6 +126,31 @@ public enum CSVError: UserInputError, Equatable, Sendable {
                 : "\(file):\(line): field '\(field)': timestamp '\(value)' is not before line \(laterLine)'s '\(laterValue)' (keeping line \(laterLine) keeps more rows)"
         case .noCSVFiles(let directory):
             return "\(directory): directory contains no .csv file"
+        case .severalSymbols(let file, let symbols):
+            let names = symbols.prefix(10).joined(separator: ", ") + (symbols.count > 10 ? ", …" : "")
+            return "\(file): holds \(symbols.count) symbols (\(names)); read it as a universe or select one symbol"
+        case .symbolNotInFile(let file, let symbol):
+            return "\(file): no row of symbol \(symbol)"
+        case .ambiguousDates(let file, let line, let value, let separator):
+            return "\(file):\(line): field 'timestamp': dates like '\(value)' read both as month\(separator)day and as "
+                + "day\(separator)month on every row (no number above 12 decides); pass --date-format "
+                + "'%m\(separator)%d\(separator)%Y' or '%d\(separator)%m\(separator)%Y'"
+        case .suspectedSplit(let file, let line, let symbol, let previousLine, let previousDate, let date, let ratio,
+                             let closeRatio, let openRatio):
+            let subject = symbol.isEmpty ? "" : "\(symbol): "
+            return "\(file):\(line): \(subject)from \(previousDate) (line \(previousLine)) to \(date) the close moves by a factor "
+                + "\(shortNumber(1 / closeRatio)) and the open gaps by \(shortNumber(1 / openRatio)): this looks like a "
+                + "\(ratio) split on unadjusted prices, which would read as a \(shortNumber((1 / closeRatio - 1) * 100))% "
+                + "move. Use a file with an adjusted close column (--adjust total), or list the split with --actions FILE "
+                + "(symbol,date,split_ratio,cash_dividend), or pass --adjust none if the move is real"
+        case .adjustment(let file, let line, let message):
+            return "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
         }
     }
+}
+
+/// A ratio or percent as error messages show it: four significant digits.
+func shortNumber(_ x: Double) -> String {
+    let text = String(format: "%.4g", x)
+    return text
 }

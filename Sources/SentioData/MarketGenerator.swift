@@ -271,7 +271,12 @@ public struct MarketGenerator: Sendable {
         return config.symbols.map { bySymbol[$0]! }
     }
 
+    /// Where ``write(to:)`` puts the splits of the unadjusted prices (`symbol,date,split_ratio,cash_dividend`,
+    /// ``CorporateActions``), relative to the output directory, when there are any.
+    public static let actionsFile = "actions/actions.csv"
+
     /// Writes `SYMBOL.csv` for each requested symbol into `directory` (created if missing), all files or none (one `OutputTransaction`);
+    /// when the funds split, also their splits in ``actionsFile`` (read the files with `--actions DIR/actions/actions.csv`);
     /// pairs are generated one at a time so memory stays bounded. Returns the paths written, in symbol order.
     ///
     /// Columns `timestamp,open,high,low,close,volume`; prices with `config.priceDecimals` decimals; timestamps
@@ -285,15 +290,40 @@ public struct MarketGenerator: Sendable {
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         let options = OHLCVWriter.Options(priceDecimals: config.priceDecimals, datesWhenMidnight: config.frequency == .daily)
         var written: [String: String] = [:]
+        var actions: [(symbol: String, time: Int64, ratio: Double)] = []
         // All files or none: each is staged to a temporary file, then all are renamed (OutputTransaction).
         let outputs = OutputTransaction()
         for index in requestedPairIndices {
             let generated = generatePair(index)
-            for series in [generated.bull, generated.bear] where config.symbols.contains(series.symbol) {
+            let splits = [
+                (generated.bull, generated.bullReverseSplits, generated.bullSplits),
+                (generated.bear, generated.bearReverseSplits, generated.bearSplits),
+            ]
+            for (series, reverse, forward) in splits where config.symbols.contains(series.symbol) {
                 let path = base + series.symbol + ".csv"
                 try outputs.stage(path) { OHLCVWriter.encode(series, options: options, into: &$0) }
                 written[series.symbol] = path
+                for bar in reverse { actions.append((series.symbol, series.timestamps[bar], 1 / Self.reverseSplitRatio)) }
+                for bar in forward { actions.append((series.symbol, series.timestamps[bar], Self.splitRatio)) }
             }
+        }
+        // The splits of the unadjusted prices, for `--actions` (a folder of its own: not read as a symbol's bars).
+        let actionsPath = base + Self.actionsFile
+        if actions.isEmpty {
+            try? FileManager.default.removeItem(atPath: actionsPath)
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: base + "actions", withIntermediateDirectories: true)
+            } catch {
+                throw WriteError(path: base + "actions", reason: "cannot create directory")
+            }
+            actions.sort { ($0.symbol, $0.time) < ($1.symbol, $1.time) }
+            var text = "symbol,date,split_ratio,cash_dividend\n"
+            for a in actions {
+                let date = config.frequency == .daily ? String(iso8601(epochSeconds: a.time).prefix(10)) : iso8601(epochSeconds: a.time)
+                text += "\(a.symbol),\(date),\(a.ratio == Self.splitRatio ? "10:1" : "1:10"),0\n"
+            }
+            try outputs.stage(actionsPath, text: text)
         }
         OutputTransaction.reachedStagedPoint()
         try outputs.commit()

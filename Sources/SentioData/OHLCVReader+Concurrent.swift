@@ -10,19 +10,27 @@ extension OHLCVReader {
     ///
     /// - Throws: ``CSVError`` of the first failing file (by file order).
     public static func readConcurrently(_ files: [String], options: ReadOptions = .init()) throws(CSVError) -> [OHLCVSeries] {
-        nonisolated(unsafe) var results = [Result<OHLCVSeries, CSVError>?](repeating: nil, count: files.count)
+        try readConcurrentlyWithReports(files, options: options).map(\.series)
+    }
+
+    /// As ``readConcurrently(_:options:)``, keeping each series' report (adjustment, notes, skipped rows); a
+    /// long-form file gives one result per symbol, in place.
+    public static func readConcurrentlyWithReports(
+        _ files: [String], options: ReadOptions = .init()
+    ) throws(CSVError) -> [ReadResult] {
+        nonisolated(unsafe) var results = [Result<[ReadResult], CSVError>?](repeating: nil, count: files.count)
         results.withUnsafeMutableBufferPointer { slots in
             nonisolated(unsafe) let slots = slots
             DispatchQueue.concurrentPerform(iterations: files.count) { i in
                 // Each task writes only its own slot.
                 var fileOptions = options
-                fileOptions.symbol = symbolFromPath(files[i])
-                slots[i] = Result { () throws(CSVError) -> OHLCVSeries in try read(path: files[i], options: fileOptions) }
+                fileOptions.symbol = nil
+                slots[i] = Result { () throws(CSVError) -> [ReadResult] in try readResults(path: files[i], options: fileOptions) }
             }
         }
-        var series: [OHLCVSeries] = []
-        series.reserveCapacity(files.count)
-        for result in results { series.append(try result!.get()) }
-        return series
+        var all: [ReadResult] = []
+        all.reserveCapacity(files.count)
+        for result in results { all.append(contentsOf: try result!.get()) }
+        return all
     }
 }

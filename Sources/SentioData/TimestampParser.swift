@@ -196,3 +196,14 @@ public enum TimestampParser {
         return .success(seconds)
     }
 }
+
+extension TimestampParser {
+    /// Whether a cell of the built-in forms is a wall-clock time: a date with a time of day and no zone (`Z` or
+    /// an offset). Dates alone and epoch seconds are not.
+    public static func isWallClock(_ p: UnsafePointer<UInt8>, count n: Int) -> Bool {
+        guard n > 10, p[4] == UInt8(ascii: "-") else { return false }
+        if p[n - 1] == UInt8(ascii: "Z") || p[n - 1] == UInt8(ascii: "z") { return false }
+        for i in 11..<n where p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-") { return false }
+        return true
+    }
+}

@@ -174,8 +174,10 @@ public struct FollowedDirectory: Sendable {
                 }
                 if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
                 do {
-                    // The CSV reader's own rules, on the header and this one row.
-                    let parsed = try OHLCVReader.parse(text: header + "\n" + line, file: path, symbol: symbol)
+                    // The CSV reader's own rules, on the header and this one row. Prices as they arrive: a growing
+                    // file cannot be back-adjusted (an adjusted close column is not used).
+                    let parsed = try OHLCVReader.parse(
+                        text: header + "\n" + line, file: path, symbol: symbol, options: ReadOptions(adjust: .none))
                     if parsed.series.count == 1 {
                         arrived.append((arrived.count, FeedBar(symbol: symbol, bar: parsed.series[bar: 0])))
                     }
