@@ -30,12 +30,15 @@ extension SimulationCore {
     ///
     /// On prices back-adjusted by the same splits this is the identity: the holding, the levels and the marks are
     /// those of the adjusted run (`CorporateActionPropertyTests` checks the equity and trades of both runs).
+    /// Symbols are handled in `canonicalOrder` (dividends are added to cash in that order).
     mutating func applyHoldingAdjustments(time: Int64) {
-        for s in 0..<symbolCount where hasBar[s] {
+        for k in 0..<symbolCount {
+            let s = canonicalOrder[k]
+            guard hasBar[s] else { continue }
             let actions = holdingAdjustments[s]
-            var k = holdingAdjustmentCursor[s]
-            while k < actions.count && actions[k].time <= time {
-                let action = actions[k]
+            var next = holdingAdjustmentCursor[s]
+            while next < actions.count && actions[next].time <= time {
+                let action = actions[next]
                 let m = action.shareMultiplier
                 if m != 1 {
                     if shares[s] > 0 {
@@ -48,9 +51,9 @@ extension SimulationCore {
                     pendingDecisionClose[s] /= m
                 }
                 if action.cashPerShare > 0 && shares[s] > 0 { cash += shares[s] * action.cashPerShare }
-                k += 1
+                next += 1
             }
-            holdingAdjustmentCursor[s] = k
+            holdingAdjustmentCursor[s] = next
         }
     }
 }
