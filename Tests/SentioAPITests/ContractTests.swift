@@ -209,7 +209,7 @@ struct ContractTests {
             if entry.metrics.id == report.funds[0].metrics.id { try Golden.check("fund-detail.json", text) }
         }
 
-        let summary = try FundContracts.portfolioSummary(report.portfolio)
+        let summary = FundContracts.portfolioSummary(report.portfolio)
         let summaryText = try APIJSON.encode(summary)
         try expectShape(Shapes.portfolioSummary, summaryText)
         let decodedSummary = try Strict.decode(StrictPortfolioSummary.self, summaryText)
