@@ -68,7 +68,8 @@ struct PortalTests {
         #expect(token.count == 43)  // 256 bits, base64url
         #expect(invitation["link"] as? String == "onelpm://register?token=\(token)")
         #expect(invitation["email"] as? String == "lp@example.com")
-        let expires = try #require(Strict.parseTimestamp(try #require(invitation["expiresAt"] as? String)))
+        let expiresText = try #require(invitation["expiresAt"] as? String)
+        let expires = try #require(Strict.parseTimestamp(expiresText))
         #expect(expires.timeIntervalSince1970 == h.clock.withLockedValue { $0 }.timeIntervalSince1970.rounded(.down) + 7 * 86_400)
         // Only the hash is stored.
         let stored = try #require(try h.database.openInvitation(tokenHash: SecretToken.hash(token), now: Int64(Date().timeIntervalSince1970)))
@@ -178,14 +179,14 @@ struct PortalTests {
         try h.addAccount("bob@example.com", funds: ["AEG-VII"])
         try h.addAccount("root@example.com", role: .admin)
         let carol = try h.addAccount("carol@example.com", funds: ["NVP-III"])
-        let now = Date()
+        let now = h.clock.withLockedValue { $0 }  // the server's (injected) clock
         // A jwt-kit token with every claim right is accepted: each bad one below differs from it in one thing.
-        let control = try await mintedAccessToken(sub: alice.id, iat: now, nbf: now)
+        let control = try await mintedAccessToken(sub: alice.id, iat: now, nbf: now, exp: now.addingTimeInterval(3600))
         let expired = try await mintedAccessToken(sub: alice.id, iat: now.addingTimeInterval(-7200), nbf: now.addingTimeInterval(-7200), exp: now.addingTimeInterval(-60))
         let notYet = try await mintedAccessToken(sub: alice.id, iat: now, nbf: now.addingTimeInterval(3600), exp: now.addingTimeInterval(7200))
-        let wrongKey = try await mintedAccessToken(sub: alice.id, secret: "another-secret-entirely-but-32-bytes-long")
-        let oldVersion = try await mintedAccessToken(sub: alice.id, ver: 1)
-        let unknownUser = try await mintedAccessToken(sub: "no-such-account", role: "ADMIN")
+        let wrongKey = try await mintedAccessToken(sub: alice.id, iat: now, nbf: now, exp: now.addingTimeInterval(3600), secret: "another-secret-entirely-but-32-bytes-long")
+        let oldVersion = try await mintedAccessToken(sub: alice.id, iat: now, nbf: now, exp: now.addingTimeInterval(3600), ver: 1)
+        let unknownUser = try await mintedAccessToken(sub: "no-such-account", role: "ADMIN", iat: now, nbf: now, exp: now.addingTimeInterval(3600))
         let payload = #"{"sub":"\#(alice.id)","role":"ADMIN","iat":\#(Int(now.timeIntervalSince1970)),"nbf":\#(Int(now.timeIntervalSince1970)),"exp":\#(Int(now.timeIntervalSince1970) + 3600),"ver":0}"#
         let none = unsignedJWT(payload: payload)
         let carolToken = try await h.login("carol@example.com")
@@ -383,7 +384,7 @@ struct PortalTests {
         #expect(throws: AccessTokenError.badSignature) { try codec.verify(parts[0] + "." + forged + "." + parts[2], now: now) }
         // HS512 signed with the same secret (jwt-kit): refused for its algorithm.
         let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: ServerHarness.jwtSecret), digestAlgorithm: .sha512)
+        await keys.add(hmac: HMACKey(from: ServerHarness.jwtSecret + ServerHarness.jwtSecret), digestAlgorithm: .sha512)
         struct P: JWTPayload { var sub: SubjectClaim; func verify(using algorithm: some JWTAlgorithm) async throws {} }
         let hs512 = try await keys.sign(P(sub: SubjectClaim(value: "u1")))
         #expect(throws: AccessTokenError.unsupportedAlgorithm) { try codec.verify(hs512, now: now) }

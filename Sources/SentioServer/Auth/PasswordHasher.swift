@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 /// hummingbird-auth's `HummingbirdBcrypt` (OpenBSD's implementation, `$2b$`).
 ///
 /// The cost is the base-2 logarithm of the key-expansion rounds: each step doubles the work. Sentio refuses costs
-/// below 10. bcrypt reads at most 72 bytes of a password, so ``AccountRules/checkPassword(_:email:)`` refuses
+/// below 10. bcrypt reads at most 72 bytes of a password, so ``AccountRules/passwordProblem(_:email:)`` refuses
 /// longer ones rather than silently ignoring their tail.
 ///
 /// Hashing and verifying are deliberately slow (tens to hundreds of milliseconds): the server runs them off its

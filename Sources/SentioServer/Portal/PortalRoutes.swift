@@ -3,6 +3,7 @@ import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import Sentio
 import SentioAPI
 import SentioCore
 import SentioFunds
