@@ -119,6 +119,9 @@ struct ContractTests {
             #expect(p.pnl == (o.currentPrice - o.entryPrice) * o.shares)
         }
         #expect(decoded.recentTrades.count == min(10, result.trades.count))
+        // `trades`: every closed trade, in the engine's order (the trade history's list).
+        #expect(decoded.trades.count == result.trades.count)
+        #expect(decoded.trades.map(\.id) == (try Strict.decode(StrictTradeHistory.self, try APIJSON.encode(try BacktestContracts.tradeHistory(result)))).trades.map(\.id))
         let exits = decoded.recentTrades.map(\.exitTime)
         #expect(exits == exits.sorted(by: >))
         if fractional {
