@@ -118,7 +118,7 @@ public final class AccountService: Sendable {
     // MARK: Accounts
 
     /// Creates an account directly (the `sentio users add` path).
-    /// - Throws: ``AccountError/invalid(_:)`` for a bad email or weak password, ``AccountStoreError`` for a taken email.
+    /// - Throws: ``AccountError/invalid(_:)`` for a bad email or weak password, `AccountStoreError` for a taken email.
     public func addUser(
         email: String, role: AccountRole, funds: [String], password: String, firstName: String? = nil, lastName: String? = nil
     ) throws -> StoredUser {
