@@ -85,10 +85,12 @@ public enum BacktestContracts {
         }
         var recent: [Trade] = []
         for i in order.prefix(max(0, recentTrades)) { recent.append(try trade(result.trades[i], fractional: fractional)) }
+        var all: [Trade] = []
+        for t in result.trades { all.append(try trade(t, fractional: fractional)) }
         let portfolio = Portfolio(
             initialCapital: initial, currentValue: current, cashBalance: result.cash[n - 1], totalPnL: totalPnL,
             totalPnLPercent: 100 * totalPnL / invested, dayPnL: dayPnL, dayPnLPercent: 100 * dayPnL / previous,
-            positions: positions, recentTrades: recent)
+            positions: positions, recentTrades: recent, trades: all)
         try finite("portfolio", ("initialCapital", portfolio.initialCapital), ("currentValue", portfolio.currentValue),
             ("cashBalance", portfolio.cashBalance), ("totalPnL", portfolio.totalPnL),
             ("totalPnLPercent", portfolio.totalPnLPercent), ("dayPnL", portfolio.dayPnL),

@@ -384,7 +384,9 @@ public struct Trade: Sendable, Hashable, Codable {
 ///   the same local date as the last step belongs to "today". Daily bars (one per day) make it the last
 ///   step's change; intraday bars sum the day's steps. With no earlier day, the previous value is
 ///   `initialCapital`.
-/// - `positions`: the open positions; `recentTrades`: the most recent closed trades, newest exit first.
+/// - `positions`: the open positions; `recentTrades`: the most recent closed trades, newest exit first;
+///   `trades`: every closed trade, in the engine's (exit) order as in ``TradeHistory`` (the Sentio Lite spec's own
+///   `Portfolio` model decodes `trades`, its API example `recentTrades`: both are served).
 public struct Portfolio: Sendable, Hashable, Codable {
     public var initialCapital: Double
     public var currentValue: Double
@@ -395,10 +397,11 @@ public struct Portfolio: Sendable, Hashable, Codable {
     public var dayPnLPercent: Double
     public var positions: [Position]
     public var recentTrades: [Trade]
+    public var trades: [Trade]
 
     public init(
         initialCapital: Double, currentValue: Double, cashBalance: Double, totalPnL: Double, totalPnLPercent: Double,
-        dayPnL: Double, dayPnLPercent: Double, positions: [Position], recentTrades: [Trade]
+        dayPnL: Double, dayPnLPercent: Double, positions: [Position], recentTrades: [Trade], trades: [Trade]
     ) {
         self.initialCapital = initialCapital
         self.currentValue = currentValue
@@ -409,6 +412,7 @@ public struct Portfolio: Sendable, Hashable, Codable {
         self.dayPnLPercent = dayPnLPercent
         self.positions = positions
         self.recentTrades = recentTrades
+        self.trades = trades
     }
 }
 
@@ -637,13 +641,16 @@ public struct Document: Sendable, Hashable, Codable {
 /// Totals over the funds: `totalCommitment` and `totalNav` in currency, `portfolioTvpi` a ratio
 /// (`(Σ distributions + Σ NAV) / Σ paid-in`), `activeCapitalCalls` the number of calls awaiting payment
 /// (status PENDING, LATE or OVERDUE in the events data, as SentioFunds counts them).
+///
+/// `portfolioTvpi` is `null` exactly when it is undefined: no capital paid in (an investor with no accessible
+/// fund, or funds with commitments but no call yet). It is never written as 0 or 1, which would be wrong numbers.
 public struct PortfolioSummary: Sendable, Hashable, Codable {
     public var totalCommitment: Double
     public var totalNav: Double
-    public var portfolioTvpi: Double
+    public var portfolioTvpi: Double?
     public var activeCapitalCalls: Int
 
-    public init(totalCommitment: Double, totalNav: Double, portfolioTvpi: Double, activeCapitalCalls: Int) {
+    public init(totalCommitment: Double, totalNav: Double, portfolioTvpi: Double?, activeCapitalCalls: Int) {
         self.totalCommitment = totalCommitment
         self.totalNav = totalNav
         self.portfolioTvpi = portfolioTvpi

@@ -130,12 +130,10 @@ public enum FundContracts {
         return dated.sorted { ($0.date, $0.kind, $0.number) < ($1.date, $1.kind, $1.number) }.map(\.document)
     }
 
-    /// The contract form of the engine's portfolio summary.
-    /// - Throws: ``APIContractError`` when no capital is paid in (portfolio TVPI undefined).
-    public static func portfolioSummary(_ p: SentioFunds.PortfolioSummary) throws(APIContractError) -> PortfolioSummary {
-        guard let tvpi = p.portfolioTvpi, tvpi.isFinite else {
-            throw APIContractError(subject: "portfolio", field: "portfolioTvpi", message: "undefined: no capital paid in")
-        }
+    /// The contract form of the engine's portfolio summary; `portfolioTvpi` is `null` when it is undefined (no
+    /// capital paid in, e.g. no fund at all: the dashboard of an investor with no accessible fund).
+    public static func portfolioSummary(_ p: SentioFunds.PortfolioSummary) -> PortfolioSummary {
+        let tvpi = p.portfolioTvpi.flatMap { $0.isFinite ? $0 : nil }
         return PortfolioSummary(
             totalCommitment: p.totalCommitment.doubleValue, totalNav: p.totalNav.doubleValue, portfolioTvpi: tvpi,
             activeCapitalCalls: p.activeCapitalCalls)
@@ -150,7 +148,7 @@ public enum FundContracts {
 
     /// `GET /api/dashboard` from a fund report and the crypto holdings (``CryptoContracts``).
     public static func dashboard(_ report: FundReport, crypto: CryptoHoldingsResponse) throws(APIContractError) -> Dashboard {
-        Dashboard(portfolioSummary: try portfolioSummary(report.portfolio), funds: try funds(report), cryptoHoldings: crypto.holdings)
+        Dashboard(portfolioSummary: portfolioSummary(report.portfolio), funds: try funds(report), cryptoHoldings: crypto.holdings)
     }
 
     /// `100 × part / whole` in exact decimals, rounded to 2 decimals half away from zero, trailing zeros

@@ -36,6 +36,7 @@ struct SentioCommand: ParsableCommand {
             BenchCommand.self,
             LiveCommand.self,
             ServeCommand.self,
+            UsersCommand.self,
         ],
         defaultSubcommand: BacktestCommand.self
     )

@@ -8,6 +8,7 @@ import SentioData
 import SentioFunds
 import SentioLive
 import SentioServer
+import SentioStore
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,7 +17,9 @@ struct ServeCommand: ParsableCommand {
         discussion: """
             When ready, prints one line to standard error: `sentio serve: listening on http://HOST:PORT`.
             SIGTERM/SIGINT shut down gracefully (WebSockets closed with 1001, requests in flight finished, last commit).
-            POST /api/v1/bars needs SENTIO_INGEST_TOKEN in the environment; the LP portal needs SENTIO_JWT_SECRET.
+            POST /api/v1/bars needs SENTIO_INGEST_TOKEN in the environment; the LP portal needs SENTIO_JWT_SECRET \
+            (at least 32 bytes) and accounts in --db (`sentio users add|invite`); password-reset mail is written \
+            to --mail-dir DIR as .eml files.
             The endpoints are described at GET /openapi.json; the dashboard is at /.
             Bars arrive through POST /api/v1/bars, from --replay DIR (CSV files fed at --speed), or from --follow DIR \
             (SYMBOL.csv files whose appended rows are read every --poll-interval seconds; a last line without its \
@@ -72,8 +75,14 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("fund-metadata"), help: ArgumentHelp("Fund metadata CSV (names, manager, domicile, vintage).", valueName: "FILE"))
     var fundMetadata: String?
 
-    @Option(name: .customLong("fund-access"), help: ArgumentHelp("CSV `investor,fund`: the funds each investor (JWT sub) may see.", valueName: "FILE"))
+    @Option(name: .customLong("fund-access"), help: ArgumentHelp("Import CSV `investor,fund` into the accounts of --db before serving: each investor (an account's email or id) is granted the listed funds.", valueName: "FILE"))
     var fundAccess: String?
+
+    @Option(name: .customLong("mail-dir"), help: ArgumentHelp("Directory where password-reset mail is written, one RFC 5322 .eml file per message (default: none; reset requests are then 503).", valueName: "DIR"))
+    var mailDirectory: String?
+
+    @Option(name: .customLong("public-url"), help: ArgumentHelp("The server's public base URL, the start of password-reset links (default: http://HOST:PORT).", valueName: "URL"))
+    var publicURL: String?
 
     @Option(help: ArgumentHelp("Crypto holdings CSV (symbol,name,amount) for GET /api/crypto and the dashboard, valued at the funds' latest as-of date; needs --funds and --prices (default: none, no holdings).", valueName: "FILE"))
     var holdings: String?
@@ -99,6 +108,9 @@ struct ServeCommand: ParsableCommand {
         if fundMetadata != nil && funds == nil { throw ValidationError("--fund-metadata needs --funds") }
         if holdings != nil && prices == nil { throw ValidationError("--holdings needs --prices PATHS (OHLCV CSV files or directories)") }
         if prices != nil && holdings == nil { throw ValidationError("--prices needs --holdings FILE") }
+        if let publicURL, !(publicURL.hasPrefix("http://") || publicURL.hasPrefix("https://")) {
+            throw ValidationError("--public-url must start with http:// or https://, got '\(publicURL)'")
+        }
     }
 
     func run() throws {
@@ -112,6 +124,7 @@ struct ServeCommand: ParsableCommand {
         options.webSocketBuffer = webSocketBuffer
         options.ingestToken = environment["SENTIO_INGEST_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         options.jwtSecret = environment["SENTIO_JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+        options.publicURL = publicURL
         if let secret = options.jwtSecret, secret.utf8.count < 32 {
             throw UsageError("SENTIO_JWT_SECRET must be at least 32 bytes for HS256, got \(secret.utf8.count)")
         }
@@ -128,7 +141,15 @@ struct ServeCommand: ParsableCommand {
             throw UsageError("no symbol to serve: give --replay DIR, --follow DIR (with CSV files) or --symbols LIST to start a session in \(database.path)")
         }
         let setup = LiveSessionSetup(configuration: LiveConfiguration(request: try live.request, symbolCount: universe.count), universe: universe)
-        let portal = try loadPortal(database: database)
+        if let mailDirectory {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: mailDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw UsageError("--mail-dir \(mailDirectory): no such directory")
+            }
+        }
+        let (portal, portalFromStore) = try loadPortal(database: database)
+        let accounts = AccountService(
+            database: database, secret: options.jwtSecret, outbox: mailDirectory.map { MailOutbox(directory: $0) })
         let backend = try JournaledLiveBackend(database: database, setup: setup, reset: reset, stepTimeout: stepTimeout)
 
         var logger = Logger(label: "sentio.serve")
@@ -139,7 +160,8 @@ struct ServeCommand: ParsableCommand {
                 report: { FileHandle.standardError.write(Data("sentio serve: --follow: \($0)\n".utf8)) })
         }
         let server = SentioHTTPServer(
-            options: options, backend: backend, portal: portal, replay: feed, follow: followFeed, logger: logger)
+            options: options, backend: backend, portal: portal, accounts: accounts, portalFromStore: portalFromStore,
+            replay: feed, follow: followFeed, logger: logger)
         let host = self.host
         let done = DispatchSemaphore(value: 0)
         let failure = LockedError()
@@ -158,8 +180,9 @@ struct ServeCommand: ParsableCommand {
     }
 
     /// The LP portal's data: `--funds` (with `--fund-metadata`), else the fund events stored in `database` (saved
-    /// with `sentio fund FILE --save --db`), else none (the portal answers 404 for every fund).
-    func loadPortal(database: SentioDatabase) throws -> FundPortal? {
+    /// with `sentio fund FILE --save --db`), else none (the portal answers 404 for every fund); and whether it came
+    /// from the store. `--fund-access FILE` is imported into the store's accounts here.
+    func loadPortal(database: SentioDatabase) throws -> (FundPortal?, fromStore: Bool) {
         let events: FundEventFile, metadata: FundMetadataFile?, source: String
         if let funds {
             events = try FundEventFile(text: try readTextFile(funds, role: "fund events"), file: funds)
@@ -172,11 +195,17 @@ struct ServeCommand: ParsableCommand {
             if fundAccess != nil || holdings != nil {
                 throw UsageError("--fund-access and --holdings need fund events: --funds FILE, or events saved in \(database.path) with `sentio fund FILE --save --db \(database.path)`")
             }
-            return nil
+            return (nil, false)
         }
-        let access = try fundAccess.map {
-            try FundPortal.readAccess(text: try readTextFile($0, role: "fund access"), file: $0, events: events)
-        } ?? [:]
+        if let fundAccess {
+            let access = try FundPortal.readAccess(text: try readTextFile(fundAccess, role: "fund access"), file: fundAccess, events: events)
+            for investor in access.keys.sorted() {
+                guard let user = try database.user(email: investor) ?? database.user(id: investor) else {
+                    throw UsageError("\(fundAccess): investor '\(investor)' has no account in \(database.path) (create it with `sentio users add` or `sentio users invite`)")
+                }
+                try database.grant(userID: user.id, funds: access[investor]!.sorted())
+            }
+        }
         var crypto = CryptoHoldingsResponse(holdings: [], totalValue: 0)
         if let holdings {
             // Valued once, at the latest as-of date of the funds (the date the dashboard's figures are as of).
@@ -187,7 +216,7 @@ struct ServeCommand: ParsableCommand {
                 throw UsageError("--holdings needs --prices PATHS")
             }
         }
-        return FundPortal(events: events, metadata: metadata, access: access, crypto: crypto)
+        return (FundPortal(events: events, metadata: metadata, crypto: crypto), funds == nil)
     }
 }
 

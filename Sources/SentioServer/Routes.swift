@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
-import JWTKit
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -66,6 +65,11 @@ let knownRoutes: [KnownRoute] = [
     KnownRoute(["ws", "signals"], [.get]), KnownRoute(["api", "dashboard"], [.get]), KnownRoute(["api", "funds"], [.get]),
     KnownRoute(["api", "funds", "*"], [.get]), KnownRoute(["api", "funds", "*", "documents"], [.get]),
     KnownRoute(["api", "crypto"], [.get]),
+    KnownRoute(["api", "auth", "callback", "credentials"], [.post]), KnownRoute(["api", "invitations", "validate"], [.get]),
+    KnownRoute(["api", "register"], [.post]), KnownRoute(["api", "user", "profile"], [.get]),
+    KnownRoute(["api", "auth", "request-password-reset"], [.post]), KnownRoute(["api", "auth", "reset-password"], [.post]),
+    KnownRoute(["reset-password"], [.get]), KnownRoute(["api", "admin", "invitations"], [.post]),
+    KnownRoute(["api", "admin", "funds", "*", "events"], [.post]),
 ]
 
 /// The index in `knownRoutes` of the route a path matches, or `nil`.
@@ -179,7 +183,7 @@ struct EdgeMiddleware: RouterMiddleware {
 }
 
 extension SentioHTTPServer {
-    func makeRouter(keys: JWTKeyCollection) -> Router<ServerContext> {
+    func makeRouter() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.add(middleware: EdgeMiddleware(metrics: metrics, corsOrigin: options.corsOrigin, logger: logger))
         let engine = self.engine, hub = self.hub, metrics = self.metrics, limiter = self.rateLimiter
@@ -198,6 +202,8 @@ extension SentioHTTPServer {
         router.get("/") { request, _ in Self.conditional(request, page) }
         router.get("/static/app.js") { request, _ in Self.conditional(request, script) }
         router.get("/static/app.css") { request, _ in Self.conditional(request, style) }
+        let resetPage = CachedBody(WebAssets.resetPage, contentType: "text/html; charset=utf-8")
+        router.get("/reset-password") { request, _ in Self.conditional(request, resetPage) }
 
         // Signals app: public, read-only, rate-limited.
         let api = router.group("api/v1")
@@ -279,59 +285,8 @@ extension SentioHTTPServer {
                 accepted: counts.0, duplicates: counts.1, rejected: counts.2, results: results)))
         }
 
-        // LP portal.
-        let portal = self.portal, portalCache = self.portalCache
-        let lp = router.group("api")
-        @Sendable func authorize(_ request: Request) async throws -> PortalClaims {
-            guard let token = Self.bearer(request) else {
-                throw ServerError(status: .unauthorized, message: "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
-            }
-            do {
-                return try await keys.verify(token, as: PortalClaims.self)
-            } catch {
-                throw ServerError(status: .unauthorized, message: "invalid or expired token", headers: [.wwwAuthenticate: "Bearer"])
-            }
-        }
-        @Sendable func portalBody(_ claims: PortalClaims, _ key: String, _ make: (FundPortal, [String]) throws -> String) throws -> CachedBody {
-            guard let portal else { throw ServerError(status: .notFound, message: "no fund data is loaded (--funds)") }
-            let visible = portal.visibleFunds(claims)
-            let cacheKey = "\(visible.joined(separator: ",")):\(key)"
-            if let hit = portalCache.withLockedValue({ $0[cacheKey] }) { return hit }
-            let body: CachedBody
-            do { body = CachedBody(try make(portal, visible)) }
-            catch let e as APIContractError { throw ServerError(status: .notFound, message: e.description) }
-            portalCache.withLockedValue { $0[cacheKey] = body }
-            return body
-        }
-        lp.get("dashboard") { request, _ in
-            let claims = try await authorize(request)
-            return Self.conditional(request, try portalBody(claims, "dashboard") { portal, funds in
-                try APIJSON.encode(try FundContracts.dashboard(try portal.report(for: funds), crypto: portal.crypto))
-            })
-        }
-        lp.get("funds") { request, _ in
-            let claims = try await authorize(request)
-            return Self.conditional(request, try portalBody(claims, "funds") { portal, funds in
-                try APIJSON.encode(try FundContracts.funds(try portal.report(for: funds)))
-            })
-        }
-        for documentsOnly in [false, true] {
-            lp.get(documentsOnly ? "funds/{id}/documents" : "funds/{id}") { request, context in
-                let claims = try await authorize(request)
-                let id = try context.parameters.require("id")
-                return Self.conditional(request, try portalBody(claims, "fund:\(id):\(documentsOnly)") { portal, funds in
-                    guard let fundID = portal.fundID(matching: id, among: funds),
-                          let entry = try portal.report(for: [fundID]).funds.first
-                    else { throw ServerError(status: .notFound, message: "no such fund: \(id)") }
-                    if documentsOnly { return try APIJSON.encode(FundContracts.documents(entry.metrics)) }
-                    return try APIJSON.encode(try FundContracts.fundDetail(entry.metrics, metadata: entry.metadata))
-                })
-            }
-        }
-        lp.get("crypto") { request, _ in
-            let claims = try await authorize(request)
-            return Self.conditional(request, try portalBody(claims, "crypto") { portal, _ in try APIJSON.encode(portal.crypto) })
-        }
+        // LP portal (Portal/PortalRoutes.swift).
+        addPortalRoutes(to: router)
 
         // WebSocket.
         router.ws("/ws/signals") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, context in

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
-import JWTKit
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -23,8 +22,12 @@ public struct ServerOptions: Sendable {
     public var maxBody = 1 << 20
     /// `SENTIO_INGEST_TOKEN`; `nil` turns `POST /api/v1/bars` off (404).
     public var ingestToken: String?
-    /// `SENTIO_JWT_SECRET`; `nil` turns the LP portal off (every portal request is 401).
+    /// `SENTIO_JWT_SECRET` (at least 32 bytes): the HS256 key of the LP portal's tokens, given to
+    /// ``AccountService``; without it the portal is off (every portal request is 401, login 503).
     public var jwtSecret: String?
+    /// The public base URL of the server, the start of password-reset links (`--public-url`); `nil`:
+    /// `http://HOST:PORT` of the listening socket.
+    public var publicURL: String?
     /// Messages a WebSocket client may fall behind before it is closed.
     public var webSocketBuffer = 256
 

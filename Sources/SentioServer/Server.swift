@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
-import JWTKit
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -23,7 +22,14 @@ public final class SentioHTTPServer: Sendable {
     let engine: LiveEngine
     let hub: SignalHub
     let metrics: ServerMetrics
-    let portal: FundPortal?
+    /// The LP portal's fund data (replaced by an events upload).
+    let portalState: NIOLockedValueBox<FundPortal?>
+    /// Accounts, tokens and resets; `nil`: the portal answers 401 (authenticated routes) or 503.
+    let accounts: AccountService?
+    /// Whether the portal's events come from the store (uploads are saved there) rather than `--funds FILE`.
+    let portalFromStore: Bool
+    /// One events upload at a time.
+    let uploadLock = NIOLock()
     let replay: ReplayFeed?
     let follow: FollowFeed?
     let rateLimiter: RateLimiter
@@ -36,12 +42,16 @@ public final class SentioHTTPServer: Sendable {
     ///   - options: address, limits, CORS origin, tokens and WebSocket buffer.
     ///   - backend: the live state (loaded: `/healthz` answers 200 as soon as the server listens).
     ///   - portal: the LP portal's data; `nil` answers its endpoints 404 (after authentication).
+    ///   - accounts: the portal's accounts (login, tokens, invitations, resets); `nil` turns the portal off.
+    ///   - portalFromStore: whether `portal` was read from the accounts' store (fund event uploads are then saved
+    ///     there; otherwise they are refused with 409).
     ///   - replay: bars to feed through the backend while serving.
     ///   - follow: a directory of CSV files to follow while serving (bars from appended rows).
     ///   - logger: where the server and its services log.
     public init(
-        options: ServerOptions, backend: sending any LiveBackend, portal: FundPortal? = nil, replay: ReplayFeed? = nil,
-        follow: FollowFeed? = nil, logger: Logger = Logger(label: "sentio.serve")
+        options: ServerOptions, backend: sending any LiveBackend, portal: FundPortal? = nil, accounts: AccountService? = nil,
+        portalFromStore: Bool = false, replay: ReplayFeed? = nil, follow: FollowFeed? = nil,
+        logger: Logger = Logger(label: "sentio.serve")
     ) {
         self.options = options
         let metrics = ServerMetrics()
@@ -49,7 +59,9 @@ public final class SentioHTTPServer: Sendable {
         self.metrics = metrics
         self.hub = hub
         engine = LiveEngine(backend: backend, hub: hub, metrics: metrics)
-        self.portal = portal
+        portalState = NIOLockedValueBox(portal)
+        self.accounts = accounts
+        self.portalFromStore = portalFromStore
         self.replay = replay
         self.follow = follow
         rateLimiter = RateLimiter(perMinute: options.rateLimit)
@@ -90,17 +102,17 @@ public final class SentioHTTPServer: Sendable {
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
         onReady: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) async throws {
-        let keys = JWTKeyCollection()
-        if let secret = options.jwtSecret {
-            guard secret.utf8.count >= 32 else { throw ServerConfigurationError.shortJWTSecret(bytes: secret.utf8.count) }
-            await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-        }
-        let router = makeRouter(keys: keys)
+        let router = makeRouter()
+        let accounts = self.accounts, publicURL = options.publicURL, host = options.host
         let app = Application(
             router: router,
             server: Self.serverBuilder(router: router),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
-            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                accounts?.setPublicURL(publicURL ?? "http://\(host):\(port)")
+                await onReady(port)
+            },
             logger: logger)
         let hub = self.hub, engine = self.engine, logger = self.logger
         // Shut down in reverse order: WebSockets (1001), replay, HTTP (finish in flight), engine (last commit).

@@ -1,7 +1,10 @@
 /// The signals dashboard at `/`: static HTML, CSS and JavaScript compiled into the binary (no build step,
 /// nothing fetched from the internet). It reads `/api/v1/portfolio` and `/api/v1/signals`, listens on
 /// `/ws/signals` (each `signal_update` replaces its symbol's card), and draws the selected symbol's closes from
-/// `/api/v1/symbols/{symbol}?timeframe=3M` as an inline SVG line.
+/// `/api/v1/symbols/{symbol}?timeframe=3M` as an inline SVG line. The LP portal's login form (`#login`) posts
+/// to `/api/auth/callback/credentials`, keeps the token in `sessionStorage` (gone with the tab) and shows the
+/// dashboard's summary and funds from `/api/dashboard`; "Forgot password?" posts to
+/// `/api/auth/request-password-reset`. ``resetPage`` is the page of the reset link.
 enum WebAssets {
     static let html = #"""
     <!doctype html>
@@ -24,6 +27,23 @@ enum WebAssets {
       <svg id="chart" viewBox="0 0 600 200" preserveAspectRatio="none" role="img" aria-label="price chart"></svg>
     </section>
     <section id="cards"></section>
+    <section id="lp">
+      <h2>LP portal</h2>
+      <form id="login">
+        <label>Email <input id="login-email" type="email" name="email" autocomplete="username" required></label>
+        <label>Password <input id="login-password" type="password" name="password" autocomplete="current-password" required></label>
+        <button type="submit">Log in</button>
+        <button type="button" id="forgot">Forgot password?</button>
+        <p id="login-message" role="status"></p>
+      </form>
+      <div id="lp-dashboard" hidden>
+        <p>Signed in as <span id="lp-user"></span> <button type="button" id="logout">Sign out</button></p>
+        <div class="metric"><span class="label">Total commitments</span><span id="lp-commitment">–</span></div>
+        <div class="metric"><span class="label">Total NAV</span><span id="lp-nav">–</span></div>
+        <div class="metric"><span class="label">Portfolio TVPI</span><span id="lp-tvpi">–</span></div>
+        <ul id="lp-funds"></ul>
+      </div>
+    </section>
     <script src="/static/app.js"></script>
     </body>
     </html>
@@ -49,6 +69,10 @@ enum WebAssets {
     .card dl { display: grid; grid-template-columns: auto auto; margin: 0.5rem 0 0; font-size: 0.85rem; }
     .card dt { color: #5b6470; } .card dd { margin: 0; text-align: right; }
     .up { color: #137333; } .down { color: #b3261e; }
+    #lp { margin: 0 1.2rem 1.5rem; background: #fff; border-radius: 8px; padding: 0.6rem 1rem; box-shadow: 0 1px 2px #0002; }
+    #lp h2 { font-size: 1rem; margin: 0.2rem 0 0.5rem; }
+    #login label { display: inline-block; margin-right: 0.8rem; font-size: 0.85rem; }
+    #lp-dashboard .metric { display: inline-block; margin-right: 0.8rem; }
     """#
 
     static let script = #"""
@@ -152,7 +176,99 @@ enum WebAssets {
       ws.onclose = () => { setStatus("reconnecting…", "closed"); setTimeout(connect, 2000); };
     }
 
+    // LP portal: log in, then the dashboard.
+    async function showDashboard() {
+      const token = sessionStorage.getItem("lpToken");
+      if (!token) return;
+      const r = await fetch("/api/dashboard", { headers: { Authorization: "Bearer " + token } });
+      if (r.status === 401) { sessionStorage.removeItem("lpToken"); return; }
+      if (!r.ok) return;
+      const d = await r.json();
+      document.getElementById("login").hidden = true;
+      document.getElementById("lp-dashboard").hidden = false;
+      document.getElementById("lp-user").textContent = sessionStorage.getItem("lpEmail") || "";
+      document.getElementById("lp-commitment").textContent = money(d.portfolioSummary.totalCommitment);
+      document.getElementById("lp-nav").textContent = money(d.portfolioSummary.totalNav);
+      const tvpi = d.portfolioSummary.portfolioTvpi;
+      document.getElementById("lp-tvpi").textContent = tvpi === null ? "n/a" : tvpi.toFixed(2) + "x";
+      const list = document.getElementById("lp-funds");
+      list.innerHTML = "";
+      for (const f of d.funds) {
+        const li = document.createElement("li"); li.textContent = f.name + " · NAV " + money(f.nav) + " · TVPI " + f.tvpi.toFixed(2) + "x";
+        list.appendChild(li);
+      }
+      document.body.dataset.lp = "dashboard";
+    }
+    document.getElementById("login").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const email = document.getElementById("login-email").value, password = document.getElementById("login-password").value;
+      const message = document.getElementById("login-message");
+      const r = await fetch("/api/auth/callback/credentials", {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email, password }) });
+      const body = await r.json();
+      if (!r.ok) { message.textContent = body.error; document.body.dataset.lp = "error"; return; }
+      sessionStorage.setItem("lpToken", body.token);
+      sessionStorage.setItem("lpEmail", body.user.email);
+      message.textContent = "";
+      await showDashboard();
+    });
+    document.getElementById("forgot").addEventListener("click", async () => {
+      const email = document.getElementById("login-email").value;
+      const r = await fetch("/api/auth/request-password-reset", {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email }) });
+      const body = await r.json();
+      document.getElementById("login-message").textContent = r.ok ? body.message : body.error;
+    });
+    document.getElementById("logout").addEventListener("click", () => {
+      sessionStorage.removeItem("lpToken");
+      document.getElementById("login").hidden = false;
+      document.getElementById("lp-dashboard").hidden = true;
+    });
+
     loadPortfolio();
     loadSignals().finally(connect);
+    showDashboard();
+    """#
+
+    /// The page of a password-reset link, `/reset-password?token=…`: a new password (twice), posted to
+    /// `/api/auth/reset-password`; the answer (or the error's reason) is shown on the page.
+    static let resetPage = #"""
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="referrer" content="no-referrer">
+    <title>Reset your OneLPM password</title>
+    <link rel="stylesheet" href="/static/app.css">
+    </head>
+    <body>
+    <header><h1>OneLPM</h1></header>
+    <section id="lp">
+      <h2>Choose a new password</h2>
+      <form id="reset">
+        <label>New password <input id="password" type="password" minlength="10" autocomplete="new-password" required></label>
+        <label>Repeat it <input id="repeat" type="password" minlength="10" autocomplete="new-password" required></label>
+        <button type="submit">Set password</button>
+      </form>
+      <p id="message" role="status"></p>
+    </section>
+    <script>
+    "use strict";
+    const token = new URLSearchParams(location.search).get("token") || "";
+    document.getElementById("reset").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const password = document.getElementById("password").value;
+      const message = document.getElementById("message");
+      if (password !== document.getElementById("repeat").value) { message.textContent = "The two passwords differ."; return; }
+      const r = await fetch("/api/auth/reset-password", {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ token, password }) });
+      const body = await r.json();
+      message.textContent = r.ok ? body.message + ". You can log in with it in the app." : body.error;
+      document.body.dataset.result = r.ok ? "done" : "error";
+    });
+    </script>
+    </body>
+    </html>
     """#
 }

@@ -22,6 +22,7 @@ enum Schema {
         ("v3-block-checksums", 3, version3, SentioDatabase.checksumExistingBlocks),
         ("v4-live-journal", 4, SentioDatabase.liveJournalSchema, nil),
         ("v5-sweeps", 5, SentioDatabase.sweepsSchema, nil),
+        ("v6-accounts", 6, SentioDatabase.accountsSchema, nil),
     ]
 
     /// The first schema version whose `bar_blocks` rows carry a checksum.

@@ -119,6 +119,9 @@ struct ContractTests {
             #expect(p.pnl == (o.currentPrice - o.entryPrice) * o.shares)
         }
         #expect(decoded.recentTrades.count == min(10, result.trades.count))
+        // `trades`: every closed trade, in the engine's order (the trade history's list).
+        #expect(decoded.trades.count == result.trades.count)
+        #expect(decoded.trades.map(\.id) == (try Strict.decode(StrictTradeHistory.self, try APIJSON.encode(try BacktestContracts.tradeHistory(result)))).trades.map(\.id))
         let exits = decoded.recentTrades.map(\.exitTime)
         #expect(exits == exits.sorted(by: >))
         if fractional {
@@ -209,7 +212,7 @@ struct ContractTests {
             if entry.metrics.id == report.funds[0].metrics.id { try Golden.check("fund-detail.json", text) }
         }
 
-        let summary = try FundContracts.portfolioSummary(report.portfolio)
+        let summary = FundContracts.portfolioSummary(report.portfolio)
         let summaryText = try APIJSON.encode(summary)
         try expectShape(Shapes.portfolioSummary, summaryText)
         let decodedSummary = try Strict.decode(StrictPortfolioSummary.self, summaryText)

@@ -201,6 +201,7 @@ enum Shapes {
             ("initialCapital", .number), ("currentValue", .number), ("cashBalance", .number), ("totalPnL", .number),
             ("totalPnLPercent", .number), ("dayPnL", .number), ("dayPnLPercent", .number),
             ("positions", .array(position(fractional: fractional))), ("recentTrades", .array(trade(fractional: fractional))),
+            ("trades", .array(trade(fractional: fractional))),
         ])
     }
 

@@ -158,7 +158,7 @@ struct BacktestCLITests {
         }
         // Portfolio: the GET /portfolio shape.
         let p = try Self.json(String(contentsOf: portfolio, encoding: .utf8))
-        #expect(Set(p.keys) == ["initialCapital", "currentValue", "cashBalance", "totalPnL", "totalPnLPercent", "dayPnL", "dayPnLPercent", "positions", "recentTrades"])
+        #expect(Set(p.keys) == ["initialCapital", "currentValue", "cashBalance", "totalPnL", "totalPnLPercent", "dayPnL", "dayPnLPercent", "positions", "recentTrades", "trades"])
         #expect(p["initialCapital"] as? Double == 100_000)
         expectClose(p["currentValue"] as? Double ?? .nan, final, relative: 1e-12)
         expectClose(p["totalPnL"] as? Double ?? .nan, final - 100_000, relative: 1e-9)
@@ -183,6 +183,10 @@ struct BacktestCLITests {
             #expect(Set(trade.keys) == ["id", "symbol", "entryPrice", "exitPrice", "shares", "entryTime", "exitTime", "pnl", "pnlPercent", "signalType"])
         }
         #expect(Set(recent.map { $0["id"] as! String }).count == recent.count)
+        // `trades`: every closed trade (the trade log's rows), each with the same shape; the recent ones among them.
+        let all = try #require(p["trades"] as? [[String: Any]])
+        #expect(all.count == t.count - 1)
+        #expect(Set(recent.map { $0["id"] as! String }).isSubset(of: Set(all.map { $0["id"] as! String })))
         if let newest = recent.first, let last = t.last { #expect(newest["exitTime"] as? String == last[6] && newest["id"] as? String == last[0]) }
         // Equity: one row per bar; equity = cash + positions; the last row is the final equity.
         let e = try Self.csvRows(equity)

@@ -92,6 +92,8 @@ public struct StrictPortfolio: Decodable {
     public let dayPnLPercent: Double
     public let positions: [StrictPosition]
     public let recentTrades: [StrictTrade]
+    /// The Sentio Lite spec's own `Portfolio` model decodes `trades` (every closed trade).
+    public let trades: [StrictTrade]
 }
 
 public struct StrictTradeHistory: Decodable {

@@ -122,43 +122,5 @@ struct IngestAndAuthTests {
         defer { Task { try? await off.stop() } }
         #expect(try await off.request("/api/v1/bars", method: .POST, headers: auth, body: good).status == 404)
     }
-
-    @Test("LP portal auth matrix: none, bad signature, expired, alg none → 401; other investor's fund 404; own 200; admin all")
-    func authMatrix() async throws {
-        let h = try await ServerHarness()
-        defer { Task { try? await h.stop() } }
-        let secret = ServerHarness.jwtSecret
-        let hour = Date().addingTimeInterval(3600)
-        let alice = try await signedJWT(sub: "alice", exp: hour, secret: secret)
-        let admin = try await signedJWT(sub: "root", exp: hour, role: "ADMIN", secret: secret)
-        let wrongSecret = try await signedJWT(sub: "alice", exp: hour, secret: "another-secret-entirely-but-32-bytes-long")
-        let expired = try await signedJWT(sub: "alice", exp: Date().addingTimeInterval(-60), secret: secret)
-        let none = unsignedJWT(payload: #"{"sub":"alice","exp":\#(Int(hour.timeIntervalSince1970)),"role":"ADMIN"}"#)
-        let nvp = ContractID.make("fund", "NVP-III"), aeg = ContractID.make("fund", "AEG-VII")
-
-        for path in ["/api/dashboard", "/api/funds", "/api/funds/\(nvp)", "/api/funds/\(nvp)/documents", "/api/crypto"] {
-            #expect(try await h.request(path).status == 401, "\(path) without token")
-            for token in [wrongSecret, expired, none, "garbage"] {
-                #expect(try await h.request(path, headers: [("Authorization", "Bearer \(token)")]).status == 401, "\(path)")
-            }
-        }
-        let a = [("Authorization", "Bearer \(alice)")]
-        let funds = try Strict.decode([StrictFund].self, try await h.request("/api/funds", headers: a).body)
-        #expect(funds.map(\.id) == [UUID(uuidString: nvp)!])
-        #expect(try await h.request("/api/funds/\(nvp)", headers: a).status == 200)
-        _ = try Strict.decode(StrictFundDetail.self, try await h.request("/api/funds/\(nvp)", headers: a).body)
-        _ = try Strict.decode([StrictDocument].self, try await h.request("/api/funds/\(nvp)/documents", headers: a).body)
-        let dashboard = try Strict.decode(StrictDashboard.self, try await h.request("/api/dashboard", headers: a).body)
-        #expect(dashboard.funds.count == 1)
-        _ = try Strict.decode(StrictCryptoHoldingsResponse.self, try await h.request("/api/crypto", headers: a).body)
-        // Another investor's fund is exactly like a missing one.
-        let other = try await h.request("/api/funds/\(aeg)", headers: a)
-        let missing = try await h.request("/api/funds/\(ContractID.make("fund", "NO-SUCH"))", headers: a)
-        #expect(other.status == 404 && missing.status == 404)
-        #expect(try await h.request("/api/funds/\(aeg)/documents", headers: a).status == 404)
-
-        let all = try Strict.decode([StrictFund].self, try await h.request("/api/funds", headers: [("Authorization", "Bearer \(admin)")]).body)
-        #expect(all.count == (try ServerHarness.samplePortal()).events.fundIDs.count)
-        #expect(try await h.request("/api/funds/\(aeg)", headers: [("Authorization", "Bearer \(admin)")]).status == 200)
-    }
+    // The LP portal's auth matrix (accounts, token claims, roles): PortalTests.authMatrix.
 }

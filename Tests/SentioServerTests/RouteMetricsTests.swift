@@ -15,6 +15,9 @@ struct RouteMetricsTests {
             ["api", "v1", "signals"], ["api", "v1", "symbols", "*"], ["api", "v1", "portfolio"], ["api", "v1", "trades"],
             ["api", "v1", "trades.csv"], ["api", "v1", "bars"], ["ws", "signals"], ["api", "dashboard"], ["api", "funds"],
             ["api", "funds", "*"], ["api", "funds", "*", "documents"], ["api", "crypto"],
+            ["api", "auth", "callback", "credentials"], ["api", "invitations", "validate"], ["api", "register"],
+            ["api", "user", "profile"], ["api", "auth", "request-password-reset"], ["api", "auth", "reset-password"],
+            ["reset-password"], ["api", "admin", "invitations"], ["api", "admin", "funds", "*", "events"],
         ]
         var segments = path.components(separatedBy: "/").dropFirst().map { $0 }
         if segments.isEmpty { segments = [""] }

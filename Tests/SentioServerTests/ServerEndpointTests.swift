@@ -174,7 +174,9 @@ struct ServerEndpointTests {
         let paths = try #require(doc["paths"] as? [String: Any])
         for p in ["/api/v1/signals", "/api/v1/symbols/{symbol}", "/api/v1/portfolio", "/api/v1/trades", "/api/v1/trades.csv",
                   "/api/v1/bars", "/ws/signals", "/api/dashboard", "/api/funds", "/api/funds/{id}", "/api/funds/{id}/documents",
-                  "/api/crypto", "/healthz", "/metrics", "/openapi.json", "/"] {
+                  "/api/crypto", "/healthz", "/metrics", "/openapi.json", "/", "/api/auth/callback/credentials",
+                  "/api/invitations/validate", "/api/register", "/api/user/profile", "/api/auth/request-password-reset",
+                  "/api/auth/reset-password", "/reset-password", "/api/admin/invitations", "/api/admin/funds/{id}/events"] {
             #expect(paths[p] != nil, "\(p) undocumented")
         }
     }
@@ -190,6 +192,9 @@ struct ServerEndpointTests {
         #expect(!page.body.contains("http://") && !page.body.contains("https://"), "the page fetches nothing from the internet")
         let script = try await h.request("/static/app.js")
         #expect(script.status == 200 && script.body.contains("/ws/signals"))
+        // The LP portal's login form posts to the login endpoint and then reads the dashboard with the token.
+        #expect(page.body.contains(#"<form id="login">"#) && page.body.contains(#"type="password""#))
+        #expect(script.body.contains("/api/auth/callback/credentials") && script.body.contains("Bearer ") && script.body.contains("/api/dashboard"))
         let style = try await h.request("/static/app.css")
         #expect(style.status == 200 && style.body.contains(".card"))
     }

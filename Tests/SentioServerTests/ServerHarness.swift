@@ -14,6 +14,7 @@ import SentioLive
 import SentioServer
 import SentioStore
 import SentioTestSupport
+import SentioContractDecoders
 
 /// The sample universe the tests serve: two shipped symbols of Data/market (names known to InstrumentNames).
 let testSymbols = ["TQQQ", "SQQQ"]
@@ -38,13 +39,24 @@ final class ServerHarness: @unchecked Sendable {
 
     /// What a `--follow` feed reported (notices, bad rows, rejected bars), in order.
     let reports: NIOLockedValueBox<[String]>
+    /// The portal's accounts (bcrypt cost 10, the test clock, mail into `mailDirectory`).
+    let accounts: AccountService
+    let database: SentioDatabase
+    let mailDirectory: URL
+    /// The accounts' clock: starts at the real time; tests move it (`advance`) instead of waiting.
+    let clock: NIOLockedValueBox<Date>
+
+    func advance(_ seconds: TimeInterval) { clock.withLockedValue { $0 = $0.addingTimeInterval(seconds) } }
 
     init(
         preload: Int = 480, configure: (inout ServerOptions) -> Void = { _ in }, portal: FundPortal? = nil,
-        follow: URL? = nil
+        portalFromStore: Bool = false, follow: URL? = nil
     ) async throws {
         directory = try temporaryDirectory("sentio-serve-tests")
         let database = try SentioDatabase(path: directory.appendingPathComponent("store.sqlite").path)
+        self.database = database
+        mailDirectory = directory.appendingPathComponent("mail")
+        try FileManager.default.createDirectory(at: mailDirectory, withIntermediateDirectories: true)
         let setup = LiveSessionSetup(
             configuration: LiveConfiguration(strategy: .sentio, backtest: BacktestConfiguration()), universe: testSymbols)
         let backend = try JournaledLiveBackend(database: database, setup: setup, stepTimeout: 0)
@@ -66,8 +78,14 @@ final class ServerHarness: @unchecked Sendable {
                 directory: try FollowedDirectory(directory: directory.path, universe: testSymbols), pollInterval: 0.02,
                 report: { line in reports.withLockedValue { $0.append(line) } })
         }
+        let clock = NIOLockedValueBox(Date())
+        self.clock = clock
+        accounts = AccountService(
+            database: database, secret: options.jwtSecret, hasher: Self.hasher, outbox: MailOutbox(directory: mailDirectory.path),
+            clock: { clock.withLockedValue { $0 } })
         let server = SentioHTTPServer(
-            options: options, backend: backend, portal: chosenPortal, follow: followFeed, logger: logger)
+            options: options, backend: backend, portal: chosenPortal, accounts: accounts, portalFromStore: portalFromStore,
+            follow: followFeed, logger: logger)
         self.server = server
         let (ready, continuation) = AsyncStream<Int>.makeStream()
         runTask = Task {
@@ -80,14 +98,30 @@ final class ServerHarness: @unchecked Sendable {
         self.port = port
     }
 
-    /// The sample funds; investor `alice` sees NVP-III only, `bob` sees AEG-VII only.
+    /// One hasher for every harness (bcrypt cost 10, the lowest Sentio accepts: its dummy hash is made once).
+    static let hasher = PasswordHasher(cost: 10)
+
+    /// The sample funds (Data/funds); who sees which is in the accounts (see `addAccount`).
     static func samplePortal() throws -> FundPortal {
         let eventsPath = repositoryRoot.appendingPathComponent("Data/funds/events.csv").path
         let events = try FundEventFile(text: try String(contentsOfFile: eventsPath, encoding: .utf8), file: eventsPath)
         let metaPath = repositoryRoot.appendingPathComponent("Data/funds/funds.csv").path
         let metadata = try FundMetadataFile(text: try String(contentsOfFile: metaPath, encoding: .utf8), file: metaPath)
-        let access = try FundPortal.readAccess(text: "investor,fund\nalice,NVP-III\nbob,AEG-VII\n", file: "access", events: events)
-        return FundPortal(events: events, metadata: metadata, access: access)
+        return FundPortal(events: events, metadata: metadata)
+    }
+
+    /// Creates an account directly in the store (as `sentio users add` does).
+    @discardableResult
+    func addAccount(_ email: String, role: AccountRole = .user, funds: [String] = [], password: String = "correct horse battery") throws -> StoredUser {
+        try accounts.addUser(email: email, role: role, funds: funds, password: password, firstName: "Test", lastName: email)
+    }
+
+    /// Logs in through the API; the token.
+    func login(_ email: String, password: String = "correct horse battery") async throws -> String {
+        let reply = try await request("/api/auth/callback/credentials", method: .POST,
+                                      body: #"{"email":"\#(email)","password":"\#(password)"}"#)
+        guard reply.status == 200 else { throw HarnessError("login of \(email): \(reply.status) \(reply.body)") }
+        return try Spec.decode(SpecLoginResponse.self, reply.body).token
     }
 
     func stop() async throws {

@@ -1,31 +1,29 @@
 import Foundation
-import JWTKit
 import SentioAPI
 import SentioCore
 import SentioCSV
 import SentioFunds
+import SentioStore
 
-/// The LP portal's data: fund events (and metadata), the investors' access list, and the crypto holdings.
+/// The LP portal's data: fund events (and metadata) and the crypto holdings.
 ///
-/// Access is an **access file**, CSV `investor,fund` (header required; one row per investor and fund id of the
-/// events file): an investor (JWT `sub`) sees exactly the funds listed for them; their dashboard and summary are
-/// computed over those funds only. `ADMIN` and `DATA_MANAGER` see every fund. A fund the investor may not see
-/// answers 404, exactly like a fund that does not exist.
+/// Who sees which fund is in the store (`user_funds`, see ``AccountService``): a `USER` sees exactly the funds
+/// granted to their account, and their dashboard and summary are computed over those funds only; `ADMIN` and
+/// `DATA_MANAGER` see every fund. A fund the caller may not see answers 404, exactly like a fund that does not
+/// exist. The access file of earlier versions (`--fund-access FILE`, CSV `investor,fund`) is now an import into
+/// that table (``readAccess(text:file:events:)``).
 public struct FundPortal: Sendable {
     public var events: FundEventFile
     public var metadata: FundMetadataFile?
-    /// Fund ids (the events file's) per investor.
-    public var access: [String: Set<String>]
     public var crypto: CryptoHoldingsResponse
     public var asOf: CivilDate?
 
     public init(
-        events: FundEventFile, metadata: FundMetadataFile?, access: [String: Set<String>],
+        events: FundEventFile, metadata: FundMetadataFile?,
         crypto: CryptoHoldingsResponse = CryptoHoldingsResponse(holdings: [], totalValue: 0), asOf: CivilDate? = nil
     ) {
         self.events = events
         self.metadata = metadata
-        self.access = access
         self.crypto = crypto
         self.asOf = asOf
     }
@@ -69,11 +67,10 @@ public struct FundPortal: Sendable {
         return out
     }
 
-    /// The fund ids `claims` may see, in the events file's order.
-    func visibleFunds(_ claims: PortalClaims) -> [String] {
-        if claims.role != .user { return events.fundIDs }
-        let mine = access[claims.sub.value] ?? []
-        return events.fundIDs.filter { mine.contains($0) }
+    /// The fund ids `role` with the `granted` funds may see, in the events file's order.
+    func visibleFunds(role: AccountRole, granted: Set<String>) -> [String] {
+        if role != .user { return events.fundIDs }
+        return events.fundIDs.filter { granted.contains($0) }
     }
 
     func report(for funds: [String]) throws -> FundReport {
@@ -94,34 +91,3 @@ public struct FundPortal: Sendable {
     }
 }
 
-/// The role claim of a portal token.
-public enum PortalRole: String, Codable, Sendable {
-    case user = "USER", admin = "ADMIN", dataManager = "DATA_MANAGER"
-}
-
-/// The JWT claims the portal reads: `sub` (investor id), `exp`, optional `role` (default `USER`).
-public struct PortalClaims: JWTPayload {
-    public var sub: SubjectClaim
-    public var exp: ExpirationClaim
-    public var role: PortalRole
-
-    public init(sub: String, exp: Date, role: PortalRole = .user) {
-        self.sub = SubjectClaim(value: sub)
-        self.exp = ExpirationClaim(value: exp)
-        self.role = role
-    }
-
-    enum CodingKeys: String, CodingKey { case sub, exp, role }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        sub = try c.decode(SubjectClaim.self, forKey: .sub)
-        exp = try c.decode(ExpirationClaim.self, forKey: .exp)
-        role = try c.decodeIfPresent(PortalRole.self, forKey: .role) ?? .user
-    }
-
-    public func verify(using algorithm: some JWTAlgorithm) async throws {
-        try exp.verifyNotExpired()
-        guard !sub.value.isEmpty else { throw JWTError.claimVerificationFailure(failedClaim: sub, reason: "empty subject") }
-    }
-}
