@@ -26,7 +26,7 @@ public struct TAFunctionPanel: Sendable {
     /// Parses `--only` and `--set` requests: `names` are TA-Lib function names (any case), `settings` are
     /// `function.parameter=value`.
     ///
-    /// - Throws: ``TAFunctionError`` for an unknown function or parameter, a setting for a function not in `names`, a
+    /// - Throws: `TAFunctionError` for an unknown function or parameter, a setting for a function not in `names`, a
     ///   malformed setting or a bad value.
     public static func functions(names: [String], settings: [String]) throws(TAFunctionError) -> [TAFunction] {
         var parameters: [String: [String: Double]] = [:]

@@ -19,6 +19,8 @@ struct TAWindow: Sendable {
     private(set) var slots: [Double]
     /// Values pushed so far.
     private(set) var pushed = 0
+    /// The slot of the next push (`pushed mod capacity`, kept without a division).
+    private var next = 0
 
     init(capacity: Int) {
         precondition(capacity >= 1 && capacity <= maximumIndicatorPeriod + 2, "window capacity out of range")
@@ -31,15 +33,21 @@ struct TAWindow: Sendable {
 
     /// Appends `x`, overwriting the oldest value once full.
     @inline(__always) mutating func push(_ x: Double) {
-        slots[pushed % slots.count] = x
+        slots.withUnsafeMutableBufferPointer { $0[next] = x }
+        next += 1
+        if next == slots.count { next = 0 }
         pushed += 1
     }
 
     /// The value pushed `lag` pushes ago (0: the newest). Requires `lag < count`.
-    @inline(__always) func back(_ lag: Int) -> Double { slots[(pushed - 1 - lag) % slots.count] }
+    @inline(__always) func back(_ lag: Int) -> Double {
+        var k = next - 1 - lag
+        if k < 0 { k += slots.count }
+        return slots.withUnsafeBufferPointer { $0[k] }
+    }
 
     /// The value with absolute push index `k` (it must still be in the window).
-    @inline(__always) func at(_ k: Int) -> Double { slots[k % slots.count] }
+    @inline(__always) func at(_ k: Int) -> Double { back(pushed - 1 - k) }
 }
 
 /// The extreme (lowest or highest) of the last `window` values by TA-Lib's rule: the extreme's bar is kept; when it
