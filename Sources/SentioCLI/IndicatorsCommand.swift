@@ -73,7 +73,7 @@ struct IndicatorsCommand: ParsableCommand {
             return
         }
         let file = file!
-        let functions = try only.map { list in try TAFunctionPanel.functions(names: list.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters(in: .whitespaces) }, settings: settings) }
+        let functions = try only.map { names in try TAFunctionPanel.functions(names: names.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters(in: .whitespaces) }, settings: settings) }
         try checkOutputPath(lenient.rejects, option: "--rejects", against: inputFiles([file]))
         try checkOutputPath(output, option: "--output", against: inputFiles([file]) + [(lenient.rejects ?? "", "the --rejects file")])
         let result = try OHLCVReader.readWithReport(path: file, options: lenient.readOptions)

@@ -145,16 +145,29 @@ public struct TAFunction: Sendable {
     ///
     /// - Throws: `WindowOverflowError` naming the first bar whose value cannot be represented.
     public func compute(_ bars: OHLCVSeries) throws(WindowOverflowError) -> [IndicatorSeries] {
-        let n = bars.count
-        var outputs = [[Double]](repeating: [Double](repeating: .nan, count: n), count: outputCount)
+        let n = bars.count, k = outputCount
         var stream = makeStream()
-        for i in 0..<n {
-            let bar = TABar(open: bars.open[i], high: bars.high[i], low: bars.low[i], close: bars.close[i], volume: bars.volume[i])
-            if try stream.update(bar) {
-                for k in 0..<outputCount { outputs[k][i] = stream.values[k] }
+        var flat = [Double](repeating: .nan, count: n * k)
+        var failure: WindowOverflowError?
+        flat.withUnsafeMutableBufferPointer { out in
+            bars.open.withUnsafeBufferPointer { o in
+                bars.high.withUnsafeBufferPointer { h in
+                    bars.low.withUnsafeBufferPointer { l in
+                        bars.close.withUnsafeBufferPointer { c in
+                            bars.volume.withUnsafeBufferPointer { v in
+                                do throws(WindowOverflowError) {
+                                    try stream.run(open: o, high: h, low: l, close: c, volume: v, into: out)
+                                } catch {
+                                    failure = error
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
-        return outputs.map { IndicatorSeries(values: $0, firstValidIndex: lookback) }
+        if let failure { throw failure }
+        return (0..<k).map { IndicatorSeries(values: Array(flat[($0 * n)..<(($0 + 1) * n)]), firstValidIndex: lookback) }
     }
 
     /// Every function of Sentio's TA-Lib set, in TA-Lib's groups.
@@ -213,6 +226,46 @@ public struct TAStream: Sendable {
 
     /// The value of output `k` from the last valid update.
     public func value(_ k: Int) -> Double { values[k] }
+
+    /// ``update(_:)`` over whole columns, output `k` of bar `i` into `out[k·n + i]` (left as is where there is no
+    /// value); the state is opened once for the whole run.
+    mutating func run(
+        open o: UnsafeBufferPointer<Double>, high h: UnsafeBufferPointer<Double>, low l: UnsafeBufferPointer<Double>,
+        close c: UnsafeBufferPointer<Double>, volume v: UnsafeBufferPointer<Double>, into out: UnsafeMutableBufferPointer<Double>
+    ) throws(WindowOverflowError) {
+        let n = c.count, k = function.outputCount
+        let function = self.function, start = barCount
+        var finite = inputsFinite
+        var last = values
+        func loop<S: TAFunctionState>(_ state: inout S) throws(WindowOverflowError) {
+            for i in 0..<n {
+                let bar = TABar(open: o[i], high: h[i], low: l[i], close: c[i], volume: v[i])
+                if finite {
+                    finite = bar.open.isFinite && bar.high.isFinite && bar.low.isFinite && bar.close.isFinite && bar.volume.isFinite
+                }
+                var values = SIMD4<Double>(repeating: .nan)
+                guard try state.update(bar, &values) else { continue }
+                for j in 0..<k {
+                    let x = values[j]
+                    if !x.isFinite && finite {
+                        throw WindowOverflowError(
+                            statistic: function.label, barIndex: start + i, windowStart: Swift.max(0, start + i - function.lookback),
+                            quantity: "\(function.descriptor.outputs[j]) computed over")
+                    }
+                    out[j * n + i] = x
+                }
+                last = values
+            }
+        }
+        var local = state
+        defer {
+            state = local
+            inputsFinite = finite
+            values = last
+        }
+        try loop(&local)
+        barCount += n
+    }
 }
 
 // MARK: - The table
