@@ -18,7 +18,7 @@ public struct TAFunctionPanel: Sendable {
         var columns: [(name: String, series: IndicatorSeries)] = []
         for f in functions {
             let outputs = try f.compute(bars)
-            columns += zip(f.columnNames, outputs).map { ($0, $1) }
+            columns += zip(f.columnNames, outputs).map { (name: $0, series: $1) }
         }
         self.columns = columns
     }

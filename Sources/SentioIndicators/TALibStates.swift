@@ -644,7 +644,9 @@ struct TAULTOSCState: TAFunctionState {
 
     init(_ t1: Int, _ t2: Int, _ t3: Int) {
         let sorted = [t1, t2, t3].sorted()
-        (p1, p2, p3) = (sorted[0], sorted[1], sorted[2])
+        p1 = sorted[0]
+        p2 = sorted[1]
+        p3 = sorted[2]
         pressure = TAWindow(capacity: p3)
         ranges = TAWindow(capacity: p3)
     }
