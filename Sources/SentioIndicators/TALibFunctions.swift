@@ -140,7 +140,7 @@ public struct TAFunction: Sendable {
     /// A fresh streaming state.
     public func makeStream() -> TAStream { TAStream(self) }
 
-    /// The function over every bar (batch): the streaming state run over the series, one ``IndicatorSeries`` per
+    /// The function over every bar (batch): the streaming state run over the series, one `IndicatorSeries` per
     /// output, NaN before ``lookback``.
     ///
     /// - Throws: `WindowOverflowError` naming the first bar whose value cannot be represented.
