@@ -43,4 +43,24 @@ extension ThroughputWorkloads {
             checksum: { compensatedFiniteSum($0.lazy.flatMap(\.validValues)) },
             dumpValues: { $0.flatMap(\.values) })
     }
+
+    /// `macd-many`, `bbands-many`, `stoch-many`, `adx-many`: the TA-Lib function with TA-Lib's defaults over each of
+    /// the first `symbols` inputs cut to `size` bars, one series after another (``TAFunction/compute(_:)``). Units:
+    /// values (symbols × size). Checksum: sum of the valid values of every output. Dump: the outputs one after another.
+    static func taManyWorkload(_ kind: BenchWorkload, inputs: BenchInputs, symbols: Int, size: Int) throws
+        -> ThroughputWorkload<[IndicatorSeries]>
+    {
+        let series = try backtestSeries(inputs: inputs, symbols: symbols, size: size)
+        let name = switch kind {
+        case .macdMany: "MACD"
+        case .bbandsMany: "BBANDS"
+        case .stochMany: "STOCH"
+        default: "ADX"
+        }
+        let function = try TAFunction(name)
+        return ThroughputWorkload(
+            unit: "values", units: series.count * size, run: { try series.flatMap { try function.compute($0) } },
+            checksum: { compensatedFiniteSum($0.lazy.flatMap(\.validValues)) },
+            dumpValues: { $0.flatMap(\.values) })
+    }
 }

@@ -164,7 +164,7 @@ enum ThroughputWorkloads {
         switch workload {
         case .csv, .rollingOLS: 1_000_000
         case .rsi, .volumeRatio, .sma, .rollingStd: 10_000_000
-        case .rsiMany, .emaMany, .atrMany: 1_000_000
+        case .rsiMany, .emaMany, .atrMany, .macdMany, .bbandsMany, .stochMany, .adxMany: 1_000_000
         case .xirr: 100_000
         case .backtestRSI, .backtestSentio: 1_000_000
         case .signals: 0
@@ -317,6 +317,9 @@ extension BenchCommand {
         case .rsiMany, .emaMany, .atrMany:
             let workload = try ThroughputWorkloads.manyWorkload(kind, inputs: inputs, symbols: count, size: n)
             return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
+        case .macdMany, .bbandsMany, .stochMany, .adxMany:
+            let workload = try ThroughputWorkloads.taManyWorkload(kind, inputs: inputs, symbols: count, size: n)
+            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
         case .signals:
             throw UsageError("signals is not a throughput workload")
         }
@@ -326,7 +329,7 @@ extension BenchCommand {
     func throughputTable(_ report: ThroughputReport, _ kind: BenchWorkload) -> String {
         let unit: String = switch kind {
         case .csv: "rows"
-        case .rsi, .volumeRatio, .sma, .rollingStd, .rsiMany, .emaMany, .atrMany: "values"
+        case .rsi, .volumeRatio, .sma, .rollingStd, .rsiMany, .emaMany, .atrMany, .macdMany, .bbandsMany, .stochMany, .adxMany: "values"
         case .rollingOLS: "windows"
         case .xirr: "series"
         case .backtestRSI, .backtestSentio: "bar-cells"

@@ -23,6 +23,10 @@ enum BenchWorkload: String, CaseIterable, ExpressibleByArgument {
     case rsiMany = "rsi-many"
     case emaMany = "ema-many"
     case atrMany = "atr-many"
+    case macdMany = "macd-many"
+    case bbandsMany = "bbands-many"
+    case stochMany = "stoch-many"
+    case adxMany = "adx-many"
 
     /// Workloads implemented so far.
     static let available: [BenchWorkload] = allCases
@@ -69,6 +73,7 @@ struct BenchCommand: ParsableCommand {
             backtest-rsi: the rsi strategy as `sentio backtest --strategy rsi --sizing all-in` runs it, on the first --count inputs cut to --size bars, in memory (indicators + decisions + simulation + statistics); throughput in bar-cells (symbols x bars); checksum = final equity.
             sma, rolling-std: SMA(20) and rolling standard deviation (window 20, ddof 1) over --size closes; checksum = sum of valid values.
             rsi-many, ema-many, atr-many: RSI(14), EMA(20), ATR(14) of the first --count inputs cut to --size bars, all series at once (SIMD lanes across series); size = bars per series, throughput in values (series x bars); checksum = sum of valid values.
+            macd-many, bbands-many, stoch-many, adx-many: the TA-Lib functions MACD, BBANDS, STOCH, ADX with TA-Lib's defaults over each of the first --count inputs cut to --size bars (one series after another, TAFunction.compute); throughput in values (series x bars); checksum = sum of the valid values of every output.
             backtest-sentio: the sentio strategy as `sentio backtest` runs it (default options), end to end with the CSV load (files read concurrently), on whole files (--size must match their length if given); checksum = final equity.
             """
     )

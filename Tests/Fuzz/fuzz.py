@@ -17,6 +17,8 @@ fields, zero-amount and far-dated flows...) and runs the matching `sentio` comma
   TA-Lib's recurrences (they are not windowed); an empty cell where a value is due (reads as warm-up);
   every XIRR printed (main and other roots) has |XNPV| <= 1e-9 * sum|flows| evaluated in 60-digit decimal;
   every fund IRR likewise on the flows the documented rules give;
+- wrong-number (talib): `indicators --only` columns SUM (1e-12 of the exact window), MAX, MIN, MIDPRICE, MOM, TRANGE,
+  BOP and OBV (exact: each is one correctly rounded operation, or the same sums in the same order);
 - metamorphic: an XIRR file with its zero-amount rows removed, or its rows shuffled, gives other rates.
 
 Rejections (exit 2) of files the oracle reads as valid are counted, not failures: refusing is never a wrong
@@ -756,7 +758,69 @@ def case_fund(rng, runner, path):
     return None, "accepted:%d" % checked
 
 
-CASES = {"ohlcv": case_ohlcv, "xirr": case_xirr, "fund": case_fund}
+def case_talib(rng, runner, path):
+    """`indicators --only`: the TA-Lib columns the oracle computes independently — SUM (exact window, 1e-12 of
+    Σ|x|), MAX, MIN, MIDPRICE, MOM, TRANGE, BOP (each one correctly rounded operation on inputs: exact), OBV (the
+    same sums in the same order: exact)."""
+    rows = base_ohlcv(rng)
+    if rng.random() < 0.5:
+        spike_rows(rows, rng)
+    data = write_mutated(render_ohlcv(rows, rng), rng, "ohlcv", path, [0, 0, 1])
+    n_sum, n_ext, n_mom = rng.choice([2, 3, 5, 30]), rng.choice([2, 3, 14]), rng.choice([1, 2, 10])
+    code, out, err = runner.run(["indicators", path, "--format", "csv", "--only", "sum,max,min,midprice,mom,trange,bop,obv",
+                                 "--set", "sum.timeperiod=%d" % n_sum, "--set", "max.timeperiod=%d" % n_ext,
+                                 "--set", "min.timeperiod=%d" % n_ext, "--set", "midprice.timeperiod=%d" % n_ext,
+                                 "--set", "mom.timeperiod=%d" % n_mom])
+    problem, outcome, expected = judge(code, err, data, read_ohlcv)
+    if expected is None:
+        return problem, outcome
+    lines = out.decode().strip().split("\n")
+    header = lines[0].split(",")
+    want = ["timestamp", "open", "high", "low", "close", "volume", "sum", "max", "min", "midprice", "mom", "trange", "bop", "obv"]
+    if header != want:
+        return "wrong-header: %s" % lines[0], None
+    got = [line.split(",") for line in lines[1:]]
+    if len(got) != len(expected):
+        return "wrong-number: %d rows printed, %d expected" % (len(got), len(expected)), None
+    o, h, l, c, v = ([r[k] for r in expected] for k in range(1, 6))
+    checked = 0
+    obv = 0.0
+    for i, cells in enumerate(got):
+        where = "row %d" % (i + 1)
+        if i == 0:
+            obv = v[0]
+        elif c[i] > c[i - 1]:
+            obv += v[i]
+        elif c[i] < c[i - 1]:
+            obv -= v[i]
+        refs = {
+            "sum": (n_sum - 1, lambda: exact_mean(c[i - n_sum + 1:i + 1]) * n_sum, 1e-12),
+            "max": (n_ext - 1, lambda: Fraction(max(c[i - n_ext + 1:i + 1])), 0),
+            "min": (n_ext - 1, lambda: Fraction(min(c[i - n_ext + 1:i + 1])), 0),
+            "midprice": (n_ext - 1, lambda: Fraction((max(h[i - n_ext + 1:i + 1]) + min(l[i - n_ext + 1:i + 1])) / 2.0), 0),
+            "mom": (n_mom, lambda: Fraction(c[i] - c[i - n_mom]), 0),
+            "trange": (1, lambda: Fraction(max(h[i] - l[i], abs(h[i] - c[i - 1]), abs(l[i] - c[i - 1]))), 0),
+            "bop": (0, lambda: Fraction((c[i] - o[i]) / (h[i] - l[i]) if h[i] - l[i] >= 1e-14 else 0.0), 0),
+            "obv": (0, lambda: Fraction(obv), 0),
+        }
+        for k, name in enumerate(want[6:]):
+            cell = cells[6 + k]
+            lookback, ref, tol = refs[name]
+            if i < lookback:
+                if cell != "":
+                    return "wrong-number: %s %s %r before its lookback" % (where, name, cell), None
+                continue
+            exact = ref()
+            if cell == "":
+                return "wrong-number: %s %s empty, expected %.17g" % (where, name, float(exact)), None
+            scale = exact_mean([abs(x) for x in c[i - n_sum + 1:i + 1]]) * n_sum if name == "sum" else abs(exact)
+            if not abs(Fraction(float(cell)) - exact) <= Fraction(tol) * scale:
+                return "wrong-number: %s %s %s, expected %.17g" % (where, name, cell, float(exact)), None
+            checked += 1
+    return None, "accepted:%d" % checked
+
+
+CASES = {"ohlcv": case_ohlcv, "xirr": case_xirr, "fund": case_fund, "talib": case_talib}
 
 
 def main():
@@ -764,7 +828,7 @@ def main():
     ap.add_argument("--sentio", default=".build/debug/sentio", help="the sentio binary (default: %(default)s)")
     ap.add_argument("--cases", type=int, default=10000, help="files per run, spread over the kinds")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--kinds", default="ohlcv,xirr,fund")
+    ap.add_argument("--kinds", default="ohlcv,xirr,fund,talib")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds before a case counts as a hang")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--findings", default="fuzz-findings", help="folder for failing inputs")

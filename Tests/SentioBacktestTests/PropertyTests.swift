@@ -1,6 +1,7 @@
 import Foundation
 import SentioBacktest
 import SentioCore
+import SentioIndicators
 import SentioTestSupport
 import Testing
 
@@ -113,6 +114,21 @@ struct PropertyTests {
         try expectNoLookAhead({ RSIStrategy(period: 14, lower: 40, upper: 60) }, market: market, config: atClose)
         try expectNoLookAhead({ DollarCostAveragingStrategy(amount: 500, every: .week) }, market: market, config: config)
         try expectNoLookAhead({ RandomStrategy(seed: seed) }, market: market, config: config)
+        // TA-Lib functions (issue 34): MACD line over its signal, ADX over a level.
+        let macd = try TAFunction("MACD", parameters: ["fastperiod": 5, "slowperiod": 13, "signalperiod": 4])
+        try expectNoLookAhead({ TACrossStrategy(function: macd, line: 0, reference: .output(1)) }, market: market, config: config)
+        let adx = try TAFunction("ADX", parameters: ["timeperiod": 7])
+        try expectNoLookAhead({ TACrossStrategy(function: adx, reference: .level(25)) }, market: market, config: config)
+        // ...and the MACD rule buys exactly on the bars where the line crosses above the signal while flat.
+        var recorded = RecordingStrategy(base: TACrossStrategy(function: macd, line: 0, reference: .output(1)))
+        _ = try Backtest(config).run(&recorded, on: market)
+        let buys = recorded.log.filter { if case .buy = $0.decision { true } else { false } }
+        #expect(!buys.isEmpty, "the MACD cross traded")
+        for entry in buys {
+            let out = try macd.compute(market.series[entry.symbol])
+            let i = entry.bar
+            #expect(out[0].values[i - 1] <= out[1].values[i - 1] && out[0].values[i] > out[1].values[i], "buy at a cross, bar \(i)")
+        }
         // The signal adapter fed by a causal rule (momentum of the last two closes).
         let momentum: SignalProvider = { s in
             (0..<s.count).map { i in

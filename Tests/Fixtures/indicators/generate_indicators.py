@@ -135,3 +135,8 @@ write_csv("goog_rolling_ols_levels.csv", cols)
 
 print("talib", talib.__version__, "pandas", pd.__version__, "statsmodels", statsmodels.__version__,
       "numpy", np.__version__)
+
+# --- TA-Lib's core set (issue 34): its own script, run here so that `regenerate.sh indicators` writes both -------
+import generate_talib  # noqa: E402  (beside this file)
+
+generate_talib.main()

@@ -1,0 +1,150 @@
+import SentioCore
+import SentioData
+import SentioIndicators
+
+// `sentio indicators --only`: every bar of a series with the chosen TA-Lib functions' columns, as CSV or JSON.
+
+/// The chosen TA-Lib functions computed over one series, their columns in request order.
+public struct TAFunctionPanel: Sendable {
+    public let functions: [TAFunction]
+    /// `(name, series)` per output column, functions in request order, outputs in TA-Lib's order.
+    public let columns: [(name: String, series: IndicatorSeries)]
+
+    /// Computes every function over `bars`.
+    ///
+    /// - Throws: `WindowOverflowError` naming the first bar (0-based) where a function's value cannot be represented.
+    public init(_ bars: OHLCVSeries, functions: [TAFunction]) throws(WindowOverflowError) {
+        self.functions = functions
+        var columns: [(name: String, series: IndicatorSeries)] = []
+        for f in functions {
+            let outputs = try f.compute(bars)
+            columns += zip(f.columnNames, outputs).map { (name: $0, series: $1) }
+        }
+        self.columns = columns
+    }
+
+    /// Parses `--only` and `--set` requests: `names` are TA-Lib function names (any case), `settings` are
+    /// `function.parameter=value`.
+    ///
+    /// - Throws: `TAFunctionError` for an unknown function or parameter, a setting for a function not in `names`, a
+    ///   malformed setting or a bad value.
+    public static func functions(names: [String], settings: [String]) throws(TAFunctionError) -> [TAFunction] {
+        var parameters: [String: [String: Double]] = [:]
+        let upperNames = names.map { $0.uppercased() }
+        for setting in settings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            let target = parts.first?.split(separator: ".", maxSplits: 1).map(String.init) ?? []
+            guard parts.count == 2, target.count == 2, !target[0].isEmpty, !target[1].isEmpty else {
+                throw TAFunctionError("--set '\(setting)': expected FUNCTION.PARAMETER=VALUE, e.g. macd.fastperiod=8")
+            }
+            guard let value = Self.number(parts[1]) else {
+                throw TAFunctionError("--set '\(setting)': '\(parts[1])' is not a number")
+            }
+            let function = target[0].uppercased()
+            guard upperNames.contains(function) else {
+                throw TAFunctionError("--set '\(setting)': \(function) is not among the --only functions (\(upperNames.joined(separator: ",")))")
+            }
+            parameters[function, default: [:]][target[1].lowercased()] = value
+        }
+        var seen = Set<String>()
+        var result: [TAFunction] = []
+        for name in upperNames {
+            guard seen.insert(name).inserted else { throw TAFunctionError("--only names \(name) twice") }
+            result.append(try TAFunction(name, parameters: parameters[name] ?? [:]))
+        }
+        return result
+    }
+
+    private static func number(_ text: String) -> Double? {
+        guard let v = Double(text), v.isFinite else { return nil }
+        return v
+    }
+
+    /// The CSV form: header `timestamp,open,high,low,close,volume,` then the columns; an empty cell before a
+    /// function's lookback; numbers in the shortest round-trip form.
+    public func csv(_ bars: OHLCVSeries) -> [UInt8] {
+        var w = ByteWriter()
+        w.append("timestamp,open,high,low,close,volume")
+        for c in columns { w.append(",\(c.name)") }
+        w.append(UInt8(ascii: "\n"))
+        for i in 0..<bars.count {
+            w.append(timestamp: bars.timestamps[i], dateOnly: false)
+            for v in [bars.open[i], bars.high[i], bars.low[i], bars.close[i], bars.volume[i]] {
+                w.append(UInt8(ascii: ","))
+                w.append(roundTrip: v)
+            }
+            for c in columns {
+                w.append(UInt8(ascii: ","))
+                if let v = c.series.value(at: i), v.isFinite { w.append(roundTrip: v) }
+            }
+            w.append(UInt8(ascii: "\n"))
+        }
+        return w.bytes
+    }
+
+    /// The JSON form: `{"symbol", "functions": [{"name", "parameters", "lookback", "columns"}], "bars": [{…}]}`, one
+    /// bar per line, `null` before a function's lookback.
+    public func json(_ bars: OHLCVSeries) -> [UInt8] {
+        var w = ByteWriter()
+        w.append("{\"symbol\":\(JSONText.quoted(bars.symbol)),\"unstablePeriod\":0,\"functions\":[")
+        for (k, f) in functions.enumerated() {
+            if k > 0 { w.append(UInt8(ascii: ",")) }
+            w.append("{\"name\":\"\(f.descriptor.name)\",\"parameters\":{")
+            for (j, (p, v)) in zip(f.descriptor.parameters, f.values).enumerated() {
+                if j > 0 { w.append(UInt8(ascii: ",")) }
+                w.append("\"\(p.name)\":")
+                w.append(roundTrip: v)
+            }
+            w.append("},\"lookback\":\(f.lookback),\"columns\":[")
+            w.append(f.columnNames.map { "\"\($0)\"" }.joined(separator: ","))
+            w.append("]}")
+        }
+        w.append("],\"bars\":[")
+        for i in 0..<bars.count {
+            if i > 0 { w.append(UInt8(ascii: ",")) }
+            w.append("\n{\"timestamp\":\"")
+            w.append(timestamp: bars.timestamps[i], dateOnly: false)
+            w.append("\"")
+            for (name, v) in [("open", bars.open[i]), ("high", bars.high[i]), ("low", bars.low[i]), ("close", bars.close[i]), ("volume", bars.volume[i])] {
+                w.append(",\"\(name)\":")
+                w.append(roundTrip: v)
+            }
+            for c in columns {
+                w.append(",\"\(c.name)\":")
+                if let v = c.series.value(at: i), v.isFinite { w.append(roundTrip: v) } else { w.append("null") }
+            }
+            w.append(UInt8(ascii: "}"))
+        }
+        w.append("\n]}\n")
+        return w.bytes
+    }
+
+    /// The `--list` text: one block per function with its inputs, parameters (defaults and ranges) and lookback.
+    public static func listing() -> String {
+        var lines: [String] = [
+            "TA-Lib functions (TA-Lib 0.8.1's definitions, defaults, lookbacks and bits; unstable period 0):",
+            "Columns: the function's name, or function_output for functions with several outputs.",
+        ]
+        var group = ""
+        for d in TAFunction.all {
+            if d.group != group {
+                group = d.group
+                lines.append("")
+                lines.append(group + ":")
+            }
+            let base = d.name.lowercased()
+            let columns = d.outputs.count == 1 ? base : d.outputs.map { base + "_" + $0 }.joined(separator: ", ")
+            lines.append("  \(d.name): \(d.summary)")
+            lines.append("    inputs: \(d.inputs.joined(separator: ", ")); columns: \(columns); lookback: \(d.defaultLookback) (defaults)")
+            if !d.parameters.isEmpty {
+                let ps = d.parameters.map { p -> String in
+                    let range = p.kind == .real ? "\(p.minimum)…\(p.maximum)" : p.kind == .movingAverageType
+                        ? "0 SMA, 1 EMA, 2 WMA, 3 DEMA, 4 TEMA, 5 TRIMA, 6 KAMA" : "\(Int(p.minimum))…\(Int(p.maximum))"
+                    return "\(p.name)=\(p.defaultDescription) [\(range)]"
+                }
+                lines.append("    parameters: " + ps.joined(separator: "; "))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
