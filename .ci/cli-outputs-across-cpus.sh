@@ -28,8 +28,8 @@ run_outputs() {
   "$sentio" fund Data/funds/events.csv --meta Data/funds/funds.csv --view dashboard > "$out/fund-dashboard.txt"
   "$sentio" xirr "$work/30-47.csv" --format json > "$out/xirr-30-47.json"
   "$sentio" generate --symbols 2 --bars 400 --freq minute --format ndjson \
-    | "$sentio" live --db "$out/live.sqlite" --symbols TQQQ,SQQQ > "$out/live.ndjson" 2> "$out/live.stderr"
-  rm -f "$out/live.sqlite" "$out/live.sqlite-wal" "$out/live.sqlite-shm"
+    | "$sentio" live --db "$work/live.sqlite" --symbols TQQQ,SQQQ > "$out/live.ndjson" 2> "$out/live.stderr"
+  rm -f "$work/live.sqlite" "$work/live.sqlite-wal" "$work/live.sqlite-shm"
 }
 
 # pyxirr's ill-conditioned case (a root certified by a sign change), with the header `sentio xirr` reads.
@@ -44,14 +44,18 @@ for variant in "${variants[@]}"; do
   else
     OPENBLAS_CORETYPE="$variant" run_outputs "$work/$variant"
   fi
+  same=0 differ=0
   for file in "$work/native"/*; do
     name="$(basename "$file")"
-    if ! cmp -s "$file" "$work/$variant/$name"; then
+    if cmp -s "$file" "$work/$variant/$name"; then
+      same=$((same + 1))
+    else
       echo "error: $name differs under $variant from the native run" >&2
+      differ=$((differ + 1))
       failed=1
     fi
   done
-  echo "$variant: $(ls "$work/native" | wc -l) outputs identical to the native run" >&2
+  echo "$variant: $same outputs identical to the native run, $differ differ" >&2
 done
 
 # The golden and contract suites (byte-for-byte goldens of every app contract) under each kernel family.
