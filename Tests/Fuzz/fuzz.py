@@ -15,7 +15,8 @@ fields, zero-amount and far-dated flows...) and runs the matching `sentio` comma
 - wrong-number: a value that differs from the oracle's: OHLCV cells bit for bit; SMA and volume ratio within
   1e-12 of the exact (rational) window value; RSI, ATR and EMA within 1e-9 of a double reimplementation of
   TA-Lib's recurrences (they are not windowed); an empty cell where a value is due (reads as warm-up);
-  every XIRR printed (main and other roots) has |XNPV| <= 1e-9 * sum|flows| evaluated in 60-digit decimal;
+  every XIRR printed (main and other roots) has |XNPV| <= 1e-9 * sum|flows| evaluated in 60-digit decimal, or a
+  sign change of the XNPV within 1e-12 of it (the sign-change certificate);
   every fund IRR likewise on the flows the documented rules give;
 - wrong-number (talib): `indicators --only` columns SUM (1e-12 of the exact window), MAX, MIN, MIDPRICE, MOM, TRANGE,
   BOP and OBV (exact: each is one correctly rounded operation, or the same sums in the same order);
@@ -238,25 +239,38 @@ def read_flows(data: bytes):
     return flows
 
 
-def xnpv_ok(flows, rate: float, what: str):
-    """|XNPV(rate)| <= 1e-9 * sum|a| with Actual/365 Fixed, in 60-digit decimal arithmetic."""
-    if not rate > -1:
-        return "%s %r is not > -1" % (what, rate)
-    flows = [(d, a) for d, a in flows if a != 0]  # zero flows carry no weight, wherever dated (nor define t0)
-    if not flows:
-        return "%s %r for flows that are all zero" % (what, rate)
+def xnpv_decimal(flows, rate):
+    """XNPV(rate) with Actual/365 Fixed in 60-digit decimal arithmetic (`rate` a Decimal > -1), and sum|a|."""
     d0 = min(d for d, _ in flows)
-    r = Decimal(rate)
-    log1p = (1 + r).ln()
+    log1p = (1 + rate).ln()
     total = Decimal(0)
     scale = Decimal(0)
     for d, a in flows:
         t = Decimal((d - d0).days) / 365
         total += a * (-(t * log1p)).exp()
         scale += abs(a)
-    if abs(total) > Decimal("1e-9") * scale:
-        return "%s %r: |XNPV| = %.3e > 1e-9 * %.3e" % (what, rate, abs(total), scale)
-    return None
+    return total, scale
+
+
+def xnpv_ok(flows, rate: float, what: str):
+    """A root: |XNPV(rate)| <= 1e-9 * sum|a|, or (the sign-change certificate) the XNPV has opposite signs at
+    rate -/+ 1e-12 * max(1, |rate|), so a root lies within the solver's tolerance of it; Actual/365 Fixed, in
+    60-digit decimal arithmetic."""
+    if not rate > -1:
+        return "%s %r is not > -1" % (what, rate)
+    flows = [(d, a) for d, a in flows if a != 0]  # zero flows carry no weight, wherever dated (nor define t0)
+    if not flows:
+        return "%s %r for flows that are all zero" % (what, rate)
+    total, scale = xnpv_decimal(flows, Decimal(rate))
+    if abs(total) <= Decimal("1e-9") * scale:
+        return None
+    width = Decimal("1e-12") * max(Decimal(1), abs(Decimal(rate)))
+    if Decimal(rate) - width > -1:
+        below, _ = xnpv_decimal(flows, Decimal(rate) - width)
+        above, _ = xnpv_decimal(flows, Decimal(rate) + width)
+        if below != 0 and above != 0 and (below > 0) != (above > 0):
+            return None
+    return "%s %r: |XNPV| = %.3e > 1e-9 * %.3e and no sign change within 1e-12 of it" % (what, rate, abs(total), scale)
 
 
 # ---------------------------------------------------------------------------------------------------------------
