@@ -54,6 +54,11 @@ let package = Package(
         .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioStore"]),
         // Parameter sweeps and walk-forward over SentioBacktest (rows as SentioAPI contracts).
         .target(name: "SentioSweep", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioBacktest", "SentioAPI", "SentioReports"]),
+        // Measurement: one clock, one percentile, the workloads of `sentio bench` (used by the CLI and sentio-dev).
+        .target(
+            name: "SentioBench",
+            dependencies: ["SentioCore", "SentioCSV", "SentioData", "SentioIndicators", "SentioSignals", "SentioBacktest", "SentioFunds"]
+        ),
         .target(
             name: "Sentio",
             dependencies: [
@@ -81,14 +86,14 @@ let package = Package(
         .executableTarget(
             name: "SentioCLI",
             dependencies: [
-                "Sentio", "SentioAPI", "SentioLive", "SentioServer", "SentioSweep",
+                "Sentio", "SentioAPI", "SentioLive", "SentioServer", "SentioSweep", "SentioBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Benchmark and test machinery kept out of the user's `sentio` (malloc-hook allocation counter, synthetic writers).
         .executableTarget(
             name: "SentioDevTools",
-            dependencies: ["Sentio", "SentioServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Sentio", "SentioServer", "SentioLive", "SentioBench", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         .target(name: "SentioTestSupport", dependencies: ["SentioCore"], path: "Tests/SentioTestSupport"),
@@ -107,7 +112,7 @@ let package = Package(
         .testTarget(name: "SentioSweepTests", dependencies: ["SentioSweep", "SentioAPI", "SentioReports", "SentioBacktest", "SentioData", "SentioTestSupport"]),
         .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
         .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),
-        .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioDevTools", "SentioAPI", "SentioLive", "SentioTestSupport"]),
+        .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioDevTools", "SentioAPI", "SentioLive", "SentioBench", "SentioTestSupport"]),
         .testTarget(
             name: "SentioAPITests",
             dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport", "SentioContractDecoders", "SentioCLI"],

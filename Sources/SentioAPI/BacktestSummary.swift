@@ -323,7 +323,7 @@ extension BacktestSummary {
     ///
     /// - Parameters:
     ///   - result: the finished backtest.
-    ///   - statistics: `result`'s statistics (with the money-weighted return: see ``BacktestMoneyWeightedReturn``).
+    ///   - statistics: `result`'s statistics (with the money-weighted return: see SentioFunds' `BacktestMoneyWeightedReturn`).
     ///   - config: the run's configuration object.
     ///   - currency: the investor-currency view, for a DCA run in another currency.
     ///   - benchmark: the run against its benchmark, if any.

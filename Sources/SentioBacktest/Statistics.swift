@@ -128,7 +128,7 @@ public struct BacktestStatistics: Sendable, Equatable {
     ///     `StatisticsConventions.inferred(from:)`).
     ///   - moneyWeightedReturn: the XIRR function (a rate per year, 0.1 = 10 %, of dated cash flows; `nil` when
     ///     the flows have none) applied to ``moneyWeightedCashFlows(_:)``. This module does not depend on
-    ///     SentioFunds: front ends pass its `xirr` (SentioAPI's `BacktestMoneyWeightedReturn.xirr`, Actual/365
+    ///     SentioFunds: front ends pass its `xirr` (SentioFunds' `BacktestMoneyWeightedReturn.xirr`, Actual/365
     ///     Fixed). Passing `nil` leaves ``moneyWeightedReturnPercent`` unset (say so wherever it is shown).
     public init(
         _ result: BacktestResult, periodsPerYear: Double? = nil,

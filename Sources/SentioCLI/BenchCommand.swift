@@ -1,55 +1,13 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioBench
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+extension BenchWorkload: ExpressibleByArgument {}
 
-/// A latency/throughput workload of `sentio bench`. Add a case here and a branch in `BenchCommand.run()`.
-enum BenchWorkload: String, CaseIterable, ExpressibleByArgument {
-    case signals
-    case csv
-    case rsi
-    case volumeRatio = "volume-ratio"
-    case rollingOLS = "rolling-ols"
-    case xirr
-    case backtestRSI = "backtest-rsi"
-    case backtestSentio = "backtest-sentio"
-    case sma
-    case rollingStd = "rolling-std"
-    case rsiMany = "rsi-many"
-    case emaMany = "ema-many"
-    case atrMany = "atr-many"
-    case macdMany = "macd-many"
-    case bbandsMany = "bbands-many"
-    case stochMany = "stoch-many"
-    case adxMany = "adx-many"
-
-    /// Workloads implemented so far.
-    static let available: [BenchWorkload] = allCases
-
-    /// Whether this is a throughput workload (warm-up + repeated timed runs, `ThroughputReport`), as opposed to
-    /// the `signals` latency workload.
-    var isThroughput: Bool { self != .signals }
-}
-
-/// The result of a latency benchmark; its JSON keys are part of the documented interface.
-struct BenchReport {
-    var symbols: Int
-    var bars: Int
-    var updates: Int
-    var p50Nanoseconds: Double
-    var p90Nanoseconds: Double
-    var p99Nanoseconds: Double
-    var p999Nanoseconds: Double
-    var maxNanoseconds: Double
-    var updatesPerSecond: Double
-}
-
-/// `sentio bench WORKLOAD`: latency benchmarks that users can run on their own machine.
+/// `sentio bench WORKLOAD`: latency and throughput benchmarks that users can run on their own machine; the
+/// measurement is the library's (SentioBench: ``SignalsBenchmark``, ``ThroughputRequest``), this command parses
+/// and prints.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
@@ -130,9 +88,6 @@ struct BenchCommand: ParsableCommand {
         guard let kind = BenchWorkload(rawValue: workload) else {
             throw ValidationError("unknown workload '\(workload)'; workloads: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard BenchWorkload.available.contains(kind) else {
-            throw ValidationError("workload '\(workload)' is not yet available; available: \(BenchWorkload.available.map(\.rawValue).joined(separator: ", "))")
-        }
         if kind.isThroughput {
             try validateThroughput(kind)
             return
@@ -156,164 +111,33 @@ struct BenchCommand: ParsableCommand {
             let result = try SignalsBenchmark(
                 config: try model.resolve(), symbols: count, bars: signalBars, warmup: warmup, data: data, seed: seed
             ).run()
-            print(format == .json ? BenchCommand.json(result.report) : result.table)
+            print(format == .json ? result.report.json : result.table)
         case let kind:
-            let report = try runThroughput(kind)
-            print(format == .json ? report.json : throughputTable(report, kind))
+            let request = ThroughputRequest(
+                workload: kind, size: size, repeats: repeats ?? 5, inputs: BenchInputs(paths: input, seed: seed),
+                count: count, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount, dumpPath: dump)
+            let report = try request.run()
+            let source = input.isEmpty ? "generated, seed \(seed)" : input.joined(separator: " ")
+            print(format == .json ? report.json : report.table(unit: kind.unit, source: source))
         }
     }
 
-    /// The report as JSON, keys in the documented order.
-    static func json(_ report: BenchReport) -> String {
-        func number(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : x.description }
-        let fields: [(String, String)] = [
-            ("symbols", String(report.symbols)), ("bars", String(report.bars)), ("updates", String(report.updates)),
-            ("p50Nanoseconds", number(report.p50Nanoseconds)), ("p90Nanoseconds", number(report.p90Nanoseconds)),
-            ("p99Nanoseconds", number(report.p99Nanoseconds)), ("p999Nanoseconds", number(report.p999Nanoseconds)),
-            ("maxNanoseconds", number(report.maxNanoseconds)), ("updatesPerSecond", number(report.updatesPerSecond)),
-        ]
-        return "{\n" + fields.map { "  \"\($0.0)\": \($0.1)" }.joined(separator: ",\n") + "\n}"
-    }
-}
-
-// MARK: - The signals workload
-
-/// Per-update latency of the streaming signal model over several symbols.
-final class SignalsBenchmark {
-    var config: SignalModelConfig
-    var symbols: Int
-    var bars: Int
-    var warmup: Int?
-    var data: [String]
-    var seed: UInt64
-
-    init(config: SignalModelConfig, symbols: Int, bars: Int, warmup: Int?, data: [String], seed: UInt64) {
-        self.config = config
-        self.symbols = symbols
-        self.bars = bars
-        self.warmup = warmup
-        self.data = data
-        self.seed = seed
-    }
-
-    struct Result {
-        var report: BenchReport
-        var table: String
-    }
-
-    /// The bars, the common length and the warm-up length.
-    func prepare() throws -> (series: [OHLCVSeries], barCount: Int, warm: Int) {
-        let series: [OHLCVSeries]
-        if data.isEmpty {
-            let market = try MarketGenerator(config: MarketConfig(
-                symbols: MarketConfig.firstSymbols(symbols), bars: bars, frequency: .minute, seed: seed))
-            series = market.generate()
-        } else {
-            series = Array(try OHLCVReader.readAll(paths: data).prefix(symbols)).map { $0.prefix(bars) }
+    /// Option checks for the throughput workloads (exit code 2 on failure).
+    func validateThroughput(_ kind: BenchWorkload) throws {
+        // Options of the signals workload are errors here, never silently ignored.
+        for (flag, given) in [("--bars", bars != nil), ("--warmup", warmup != nil), ("--data", !data.isEmpty)] where given {
+            throw ValidationError("\(flag) applies to the signals workload, not to \(kind.rawValue) (use --size and --input)")
         }
-        let barCount = series.map(\.count).min() ?? 0
-        let warm = warmup ?? Swift.min(config.firstSignalIndex + 1 + config.regressionWindow, barCount - 1)
-        guard barCount > warm else {
-            throw UsageError("need more than \(warm) bars per symbol (warm-up), the shortest input has \(barCount)")
+        if let size, size < 1 { throw ValidationError("--size must be at least 1, got \(size)") }
+        if kind == .rollingOLS, let size, size < ThroughputWorkloads.regressionWindow {
+            throw ValidationError("--size must be at least \(ThroughputWorkloads.regressionWindow) (the window) for rolling-ols, got \(size)")
         }
-        return (series, barCount, warm)
-    }
-
-    func run() throws -> Result {
-        let (series, barCount, warm) = try prepare()
-        let feeds: [[Bar]] = series.map { s in (0..<barCount).map { s[bar: $0] } }
-        let symbolCount = feeds.count
-        let ticks = barCount - warm
-        let updates = ticks * symbolCount
-
-        // Pass 1: every update timed on its own.
-        var engine = try SignalEngine(config: config)
-        let indices = series.map { engine.register(symbol: $0.symbol) }
-        var checksum = 0.0
-        for i in 0..<warm { for s in 0..<symbolCount { checksum += try engine.update(symbolIndex: indices[s], bar: feeds[s][i]).aiSignal } }
-        var latencies = [UInt64](repeating: 0, count: updates)
-        try latencies.withUnsafeMutableBufferPointer { out in
-            var k = 0
-            for i in warm..<barCount {
-                for s in 0..<symbolCount {
-                    let bar = feeds[s][i]
-                    let start = monotonicNanoseconds()
-                    let signal = try engine.update(symbolIndex: indices[s], bar: bar)
-                    let end = monotonicNanoseconds()
-                    out[k] = end &- start
-                    k += 1
-                    checksum += signal.aiSignal
-                }
-            }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+        if threads != nil, kind != .xirr { throw ValidationError("--threads applies to the xirr workload only") }
+        if let repeats, repeats < 1 { throw ValidationError("--repeat must be at least 1, got \(repeats)") }
+        guard (1...12).contains(count) else { throw ValidationError("--count must be in 1...12, got \(count)") }
+        for path in input where !FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("--input: \(path) does not exist")
         }
-
-        // Pass 2: whole ticks (all symbols) timed; gives the tick latency and the throughput.
-        var tickEngine = try SignalEngine(config: config)
-        let tickIndices = series.map { tickEngine.register(symbol: $0.symbol) }
-        for i in 0..<warm { for s in 0..<symbolCount { checksum += try tickEngine.update(symbolIndex: tickIndices[s], bar: feeds[s][i]).aiSignal } }
-        var tickLatencies = [UInt64](repeating: 0, count: ticks)
-        var total: UInt64 = 0
-        try tickLatencies.withUnsafeMutableBufferPointer { out in
-            for i in warm..<barCount {
-                let start = monotonicNanoseconds()
-                for s in 0..<symbolCount {
-                    checksum += try tickEngine.update(symbolIndex: tickIndices[s], bar: feeds[s][i]).aiSignal
-                }
-                let elapsed = monotonicNanoseconds() &- start
-                out[i - warm] = elapsed
-                total &+= elapsed
-            }
-        }
-        latencies.sort()
-        tickLatencies.sort()
-        let clockOverhead = measureClockOverhead()
-
-        let perSecond = Double(updates) / (Double(total) / 1e9)
-        let report = BenchReport(
-            symbols: symbolCount, bars: barCount, updates: updates,
-            p50Nanoseconds: percentile(latencies, 0.5), p90Nanoseconds: percentile(latencies, 0.9),
-            p99Nanoseconds: percentile(latencies, 0.99), p999Nanoseconds: percentile(latencies, 0.999),
-            maxNanoseconds: Double(latencies.last ?? 0), updatesPerSecond: perSecond.rounded())
-
-        func ns(_ x: Double) -> String { String(Int(x.rounded())) }
-        let source = data.isEmpty ? "generated minute bars, seed \(seed)" : "bars from \(data.joined(separator: " "))"
-        var table = """
-            sentio bench signals: \(symbolCount) symbols x \(barCount) bars (\(source)); warm-up \(warm) bars per symbol; \(updates) timed updates
-            per symbol-bar update (ns): p50 \(ns(report.p50Nanoseconds))  p90 \(ns(report.p90Nanoseconds))  p99 \(ns(report.p99Nanoseconds))  p99.9 \(ns(report.p999Nanoseconds))  max \(ns(report.maxNanoseconds))
-            full \(symbolCount)-symbol tick (ns): p50 \(ns(percentile(tickLatencies, 0.5)))  p90 \(ns(percentile(tickLatencies, 0.9)))  p99 \(ns(percentile(tickLatencies, 0.99)))  p99.9 \(ns(percentile(tickLatencies, 0.999)))  max \(ns(Double(tickLatencies.last ?? 0)))  (\(ticks) ticks)
-            updates per second: \(Int(perSecond.rounded())) (untimed-per-update pass: updates / total tick time)
-            clock overhead: \(clockOverhead) ns per reading (median of back-to-back clock_gettime calls; included in the per-update figures)
-            """
-        let p99 = report.p99Nanoseconds, tick99 = percentile(tickLatencies, 0.99)
-        table += "\ntargets: p99 <= 1000 ns per update: \(p99 <= 1000 ? "met" : "missed"); "
-            + "full 12-symbol tick p99 < 15000 ns: \(symbolCount == 12 ? (tick99 < 15000 ? "met" : "missed") : "n/a (\(symbolCount) symbols)")"
-        table += "\n(checksum \(checksum.isFinite ? "ok" : "non-finite"))"
-        return Result(report: report, table: table)
     }
-
-    /// Nearest-rank percentile of sorted values.
-    func percentile(_ sorted: [UInt64], _ q: Double) -> Double {
-        guard !sorted.isEmpty else { return 0 }
-        let rank = Int((q * Double(sorted.count)).rounded(.up))
-        return Double(sorted[Swift.min(Swift.max(rank, 1), sorted.count) - 1])
-    }
-
-    func measureClockOverhead() -> UInt64 {
-        var samples = [UInt64](repeating: 0, count: 10_001)
-        for i in samples.indices {
-            let a = monotonicNanoseconds()
-            let b = monotonicNanoseconds()
-            samples[i] = b &- a
-        }
-        samples.sort()
-        return samples[samples.count / 2]
-    }
-}
-
-/// Nanoseconds of the monotonic clock (`clock_gettime(CLOCK_MONOTONIC)`).
-@inline(__always)
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
 }

@@ -22,7 +22,7 @@ struct LiveCommand: ParsableCommand {
             output: signal_update, order, fill, rejected, equity (each object's "type").
             `sentio live show portfolio|signals|trades|snapshot --db FILE` prints the session as the apps see it.
             """,
-        subcommands: [LiveRunCommand.self, LiveShowCommand.self, LiveBenchCommand.self],
+        subcommands: [LiveRunCommand.self, LiveShowCommand.self],
         defaultSubcommand: LiveRunCommand.self
     )
 }

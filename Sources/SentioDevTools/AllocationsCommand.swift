@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioBench
 import SentioLive
 
 /// `sentio-dev allocations`: heap allocations per update of the streaming signal engine, or per bar of a live
@@ -79,21 +80,9 @@ struct AllocationsCommand: ParsableCommand {
         }
     }
 
-    /// The bars, the common length and the warm-up length.
+    /// The bars, the common length and the warm-up length: the same inputs as `sentio bench signals`.
     func prepare(config: SignalModelConfig) throws -> (series: [OHLCVSeries], barCount: Int, warm: Int) {
-        let series: [OHLCVSeries]
-        if data.isEmpty {
-            series = try MarketGenerator(config: MarketConfig(
-                symbols: MarketConfig.firstSymbols(count), bars: bars, frequency: .minute, seed: seed)).generate()
-        } else {
-            series = Array(try OHLCVReader.readAll(paths: data).prefix(count)).map { $0.prefix(bars) }
-        }
-        let barCount = series.map(\.count).min() ?? 0
-        let warm = warmup ?? Swift.min(config.firstSignalIndex + 1 + config.regressionWindow, barCount - 1)
-        guard barCount > warm else {
-            throw DevUsageError("need more than \(warm) bars per symbol (warm-up), the shortest input has \(barCount)")
-        }
-        return (series, barCount, warm)
+        try SignalsBenchmark(config: config, symbols: count, bars: bars, warmup: warmup, data: data, seed: seed).prepare()
     }
 
     /// Runs this command again with glibc's malloc debug library preloaded and reads its count.

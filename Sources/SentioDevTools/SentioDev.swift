@@ -9,7 +9,8 @@ import Darwin
 #endif
 
 /// `sentio-dev`: benchmark and test machinery that is not part of the user's `sentio` (allocation counting
-/// through glibc's malloc hooks, synthetic store writers for crash tests).
+/// through glibc's malloc hooks, synthetic store writers for crash tests, the live engine's and the server's
+/// load measurements; the clock and percentile are SentioBench's).
 ///
 /// Exit codes as `sentio`: 0 success, 2 bad input or usage, 1 internal error.
 @main
@@ -18,7 +19,7 @@ struct SentioDevCommand: ParsableCommand {
         commandName: "sentio-dev",
         abstract: "Sentio's benchmark and test helpers (not for everyday use; see `sentio` for the engine).",
         discussion: "Exit codes: 0 success; 2 bad input or usage; 1 internal error.",
-        subcommands: [AllocationsCommand.self, WriteSyntheticCommand.self, CeilingCommand.self, WSLoadCommand.self]
+        subcommands: [AllocationsCommand.self, WriteSyntheticCommand.self, CeilingCommand.self, WSLoadCommand.self, LiveBenchCommand.self]
     )
 
     static func main() {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioBench
 
 #if canImport(Glibc)
 import Glibc
@@ -102,10 +103,7 @@ struct WSLoadCommand: ParsableCommand {
             deliveries += arrivals.map { Double($0 - start) / 1e6 }
             if interval > 0 { usleep(UInt32(interval * 1_000_000)) }
         }
-        func percentile(_ xs: [Double], _ p: Double) -> Double {
-            let s = xs.sorted()
-            return s.isEmpty ? .nan : s[min(s.count - 1, Int((p / 100 * Double(s.count - 1)).rounded()))]
-        }
+        func percentile(_ xs: [Double], _ p: Double) -> Double { nearestRankPercentile(xs.sorted(), p / 100) ?? .nan }
         func ms(_ x: Double) -> String { String(format: "%.2f", x) }
         print("== \(clients) clients, \(prices.count) symbols, \(rounds.count) rounds; closed by the server: \(reader.closedCount())")
         print("== POST step → last client's \(symbol) signal_update (ms): p50 \(ms(percentile(rounds, 50)))  p99 \(ms(percentile(rounds, 99)))  max \(ms(rounds.max() ?? .nan))")
@@ -128,12 +126,6 @@ struct WSLoadCommand: ParsableCommand {
         let formatter = ISO8601DateFormatter()
         return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) }
     }
-}
-
-func monotonicNanoseconds() -> UInt64 {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
 }
 
 /// Host and port of `http://HOST:PORT`, and a one-request-per-connection HTTP/1.1 client.

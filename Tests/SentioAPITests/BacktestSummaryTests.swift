@@ -3,6 +3,7 @@ import Foundation
 import SentioAPI
 import SentioBacktest
 import SentioCore
+import SentioFunds
 import SentioStore
 import SentioTestSupport
 import Testing

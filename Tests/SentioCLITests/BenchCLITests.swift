@@ -4,6 +4,7 @@ import Testing
 
 @testable import Sentio
 @testable import SentioCLI
+import SentioBench
 
 
 
@@ -253,5 +254,38 @@ struct BenchCLITests {
         let small = (0..<10).reduce(0.0) { sum, _ in sum + 1e-16 }
         expectClose(compensatedFiniteSum(values), small, relative: 1e-12)
         #expect(plainFiniteSum(values) == 0)
+    }
+}
+
+@Suite("SentioBench: the one percentile and median")
+struct BenchStatisticsTests {
+    @Test("nearest rank: sorted[ceil(q·n) − 1], clamped; never interpolated (seeded samples against a counting oracle)")
+    func nearestRank() throws {
+        let hundred = Array(1...100)
+        #expect(nearestRankPercentile(hundred, 0.5) == 50)
+        #expect(nearestRankPercentile(hundred, 0.99) == 99)
+        #expect(nearestRankPercentile(hundred, 0.999) == 100)
+        #expect(nearestRankPercentile(hundred, 0) == 1)
+        #expect(nearestRankPercentile(hundred, 1) == 100)
+        #expect(nearestRankPercentile([Int](), 0.5) == nil)
+        // Oracle: the smallest sample with at least the fraction q of the samples at or below it.
+        var rng = SplitMix64(seed: 11)
+        for _ in 0..<500 {
+            let n = 1 + Int(rng.next() % 300)
+            let xs = (0..<n).map { _ in Double(rng.next() % 1_000) }.sorted()
+            let q = Double(rng.next() % 1_001) / 1_000
+            let value = try #require(nearestRankPercentile(xs, q))
+            let oracle = xs.first { x in Double(xs.filter { $0 <= x }.count) >= q * Double(n) } ?? xs[0]
+            #expect(value == oracle, "n \(n), q \(q)")
+            #expect(xs.contains(value))
+        }
+    }
+
+    @Test("median: the middle value, or the mean of the two middle values")
+    func medianOfSorted() {
+        #expect(median(sorted: [3]) == 3)
+        #expect(median(sorted: [1, 2, 4, 8]) == 3)
+        #expect(median(sorted: [1, 2, 4]) == 2)
+        #expect(median(sorted: []) == nil)
     }
 }

@@ -1,6 +1,7 @@
-import ArgumentParser
 import Foundation
-import Sentio
+import SentioCore
+import SentioData
+import SentioIndicators
 
 #if canImport(Glibc)
 import Glibc
@@ -14,21 +15,21 @@ import Darwin
 // Benchmarks/compare runs the peer on the same input files and compares checksums and dumps.
 
 /// The result of a throughput benchmark; its JSON keys are part of the documented interface.
-struct ThroughputReport: Equatable {
-    var workload: String
+public struct ThroughputReport: Sendable, Equatable {
+    public var workload: String
     /// Work items per run, in the workload's unit (rows, values, rows, series, bars per symbol).
-    var size: Int
-    var repeats: Int
-    var medianSeconds: Double
-    var minSeconds: Double
-    var maxSeconds: Double
+    public var size: Int
+    public var repeats: Int
+    public var medianSeconds: Double
+    public var minSeconds: Double
+    public var maxSeconds: Double
     /// Work items per second at the median time (`units / medianSeconds`; units are documented per workload).
-    var throughputPerSecond: Double
+    public var throughputPerSecond: Double
     /// The workload's documented reduction of its outputs, for agreement checks with a peer.
-    var checksum: Double
+    public var checksum: Double
 
     /// The report as JSON, keys in the documented order; non-finite numbers are written as null.
-    var json: String {
+    public var json: String {
         func number(_ x: Double) -> String { x.isFinite ? "\(x)" : "null" }
         let fields: [(String, String)] = [
             ("workload", "\"\(workload)\""), ("size", String(size)), ("repeats", String(repeats)),
@@ -65,7 +66,7 @@ func measureThroughput<Output>(
     let checksum = workload.checksum(warmUp)
     if let dumpPath {
         guard let values = workload.dumpValues?(warmUp) else {
-            throw UsageError("--dump: workload '\(name)' has no per-element outputs to dump")
+            throw BenchInputError("--dump: workload '\(name)' has no per-element outputs to dump")
         }
         try writeFloat64(values, to: dumpPath)
     }
@@ -81,24 +82,17 @@ func measureThroughput<Output>(
         }
     }
     times.sort()
-    let median = times.count % 2 == 1
-        ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+    let median = median(sorted: times)!
     return ThroughputReport(
         workload: name, size: size, repeats: repeats, medianSeconds: median, minSeconds: times.first!,
         maxSeconds: times.last!, throughputPerSecond: Double(workload.units) / median, checksum: checksum)
-}
-
-/// An internal failure of a benchmark (exit code 1).
-struct BenchInternalError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Neumaier-compensated sum of the finite values of `values` (NaN and ±∞ skipped): the checksum reduction.
 ///
 /// Compensated so that the result is within a few ulps of the exact sum whatever the order, and so matches
 /// Python's `math.fsum` over the same finite values (the harness's reduction) to about 1e-15 relative.
-func compensatedFiniteSum(_ values: some Sequence<Double>) -> Double {
+public func compensatedFiniteSum(_ values: some Sequence<Double>) -> Double {
     var sum = 0.0, compensation = 0.0
     for x in values where x.isFinite {
         let t = sum + x
@@ -126,9 +120,14 @@ func writeFloat64(_ values: [Double], to path: String) throws {
 // MARK: - Inputs
 
 /// Inputs of the throughput workloads: read from `--input` files, or generated deterministically.
-struct BenchInputs {
-    var paths: [String]
-    var seed: UInt64
+public struct BenchInputs: Sendable {
+    public var paths: [String]
+    public var seed: UInt64
+
+    public init(paths: [String], seed: UInt64) {
+        self.paths = paths
+        self.seed = seed
+    }
 
     /// The bars of `paths` (files in the order given; a directory stands for its CSV files sorted by symbol),
     /// or `symbols` generated minute series of `bars` bars.
@@ -150,7 +149,7 @@ struct BenchInputs {
             values.append(contentsOf: s[keyPath: column].prefix(count - values.count))
         }
         guard values.count == count else {
-            throw UsageError("--size \(count) needs \(count) values, the inputs hold only \(values.count) bars")
+            throw BenchInputError("--size \(count) needs \(count) values, the inputs hold only \(values.count) bars")
         }
         return values
     }
@@ -158,22 +157,12 @@ struct BenchInputs {
 
 // MARK: - Workloads
 
-enum ThroughputWorkloads {
-    /// Default sizes, as in the head-to-head table.
-    static func defaultSize(_ workload: BenchWorkload) -> Int {
-        switch workload {
-        case .csv, .rollingOLS: 1_000_000
-        case .rsi, .volumeRatio, .sma, .rollingStd: 10_000_000
-        case .rsiMany, .emaMany, .atrMany, .macdMany, .bbandsMany, .stochMany, .adxMany: 1_000_000
-        case .xirr: 100_000
-        case .backtestRSI, .backtestSentio: 1_000_000
-        case .signals: 0
-        }
-    }
-
+/// The throughput workloads: each builds its inputs (untimed) and returns the timed body with its checksum.
+public enum ThroughputWorkloads {
     static let rsiPeriod = 14
     static let volumeWindow = 20
-    static let regressionWindow = 60
+    /// The rolling-ols window (rows).
+    public static let regressionWindow = 60
     static let regressionLags = [1, 2, 3]
 
     /// `csv`: `OHLCVReader.read` of one file (parse + validation + columns). Units: rows. Checksum: compensated
@@ -184,19 +173,19 @@ enum ThroughputWorkloads {
         let path: String
         var generatedDirectory: String?
         if let given = inputs.paths.first {
-            guard inputs.paths.count == 1 else { throw UsageError("--input: the csv workload reads exactly one file") }
+            guard inputs.paths.count == 1 else { throw BenchInputError("--input: the csv workload reads exactly one file") }
             path = given
         } else {
             let directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("sentio-bench-csv-\(getpid())").path
             let generator = try MarketGenerator(config: MarketConfig(
-                symbols: ["TQQQ"], bars: size ?? defaultSize(.csv), frequency: .minute, seed: inputs.seed))
+                symbols: ["TQQQ"], bars: size ?? BenchWorkload.csv.defaultSize, frequency: .minute, seed: inputs.seed))
             generatedDirectory = directory
             path = try generator.write(to: directory)[0]
         }
         let rows = try OHLCVReader.read(path: path).count
         if let size, size != rows {
-            throw UsageError("--size \(size) does not match \(path), which has \(rows) rows")
+            throw BenchInputError("--size \(size) does not match \(path), which has \(rows) rows")
         }
         let workload = ThroughputWorkload<OHLCVSeries>(
             unit: "rows", units: rows, run: { try OHLCVReader.read(path: path) },
@@ -229,7 +218,7 @@ enum ThroughputWorkloads {
     /// `size × 4` (intercept, b1, b2, b3; NaN where no estimate).
     static func rollingOLS(inputs: BenchInputs, size: Int) throws -> ThroughputWorkload<RollingRegressionSeries> {
         guard size >= regressionWindow else {
-            throw UsageError("--size must be at least the window (\(regressionWindow)) for rolling-ols, got \(size)")
+            throw BenchInputError("--size must be at least the window (\(regressionWindow)) for rolling-ols, got \(size)")
         }
         let design = try regressionDesign(inputs: inputs, rows: size)
         return ThroughputWorkload(
@@ -255,93 +244,86 @@ enum ThroughputWorkloads {
     }
 }
 
-// MARK: - Command plumbing
+// MARK: - Running a workload
 
-extension BenchCommand {
-    /// Option checks for the throughput workloads (exit code 2 on failure).
-    func validateThroughput(_ kind: BenchWorkload) throws {
-        // Options of the signals workload are errors here, never silently ignored.
-        for (flag, given) in [("--bars", bars != nil), ("--warmup", warmup != nil), ("--data", !data.isEmpty)] where given {
-            throw ValidationError("\(flag) applies to the signals workload, not to \(kind.rawValue) (use --size and --input)")
-        }
-        if let size, size < 1 { throw ValidationError("--size must be at least 1, got \(size)") }
-        if kind == .rollingOLS, let size, size < ThroughputWorkloads.regressionWindow {
-            throw ValidationError("--size must be at least \(ThroughputWorkloads.regressionWindow) (the window) for rolling-ols, got \(size)")
-        }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
-        if threads != nil, kind != .xirr { throw ValidationError("--threads applies to the xirr workload only") }
-        if let repeats, repeats < 1 { throw ValidationError("--repeat must be at least 1, got \(repeats)") }
-        guard (1...12).contains(count) else { throw ValidationError("--count must be in 1...12, got \(count)") }
-        for path in input where !FileManager.default.fileExists(atPath: path) {
-            throw ValidationError("--input: \(path) does not exist")
-        }
+/// A throughput benchmark as asked for: which workload, how much work, how many timed runs, and the inputs.
+public struct ThroughputRequest: Sendable {
+    public var workload: BenchWorkload
+    /// Work per run (`nil`: the workload's ``BenchWorkload/defaultSize``, or the whole input files).
+    public var size: Int?
+    /// Timed runs after the untimed warm-up run.
+    public var repeats: Int
+    public var inputs: BenchInputs
+    /// Inputs used by the multi-series and backtest workloads (the first `count`).
+    public var count: Int
+    /// Worker threads of the xirr workload.
+    public var threads: Int
+    /// Where to write the warm-up run's per-element outputs (raw little-endian float64), if anywhere.
+    public var dumpPath: String?
+
+    public init(
+        workload: BenchWorkload, size: Int? = nil, repeats: Int = 5, inputs: BenchInputs, count: Int = 12,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount, dumpPath: String? = nil
+    ) {
+        self.workload = workload
+        self.size = size
+        self.repeats = repeats
+        self.inputs = inputs
+        self.count = count
+        self.threads = threads
+        self.dumpPath = dumpPath
     }
 
-    func runThroughput(_ kind: BenchWorkload) throws -> ThroughputReport {
-        let inputs = BenchInputs(paths: input, seed: seed)
-        let repeatCount = repeats ?? 5
-        let name = kind.rawValue
-        let n = size ?? ThroughputWorkloads.defaultSize(kind)
-        switch kind {
+    /// Builds the inputs, runs the warm-up and the timed runs, and reports.
+    ///
+    /// - Throws: ``BenchInputError`` for inputs that do not fit the request, ``BenchInternalError`` when a run's
+    ///   checksum differs from the warm-up's.
+    public func run() throws -> ThroughputReport {
+        let name = workload.rawValue
+        let n = size ?? workload.defaultSize
+        func measure<Output>(_ body: ThroughputWorkload<Output>, size: Int) throws -> ThroughputReport {
+            try measureThroughput(body, name: name, size: size, repeats: repeats, dumpPath: dumpPath)
+        }
+        switch workload {
         case .csv:
-            let (workload, rows, generatedDirectory) = try ThroughputWorkloads.csv(inputs: inputs, size: size)
+            let (body, rows, generatedDirectory) = try ThroughputWorkloads.csv(inputs: inputs, size: size)
             defer { if let generatedDirectory { try? FileManager.default.removeItem(atPath: generatedDirectory) } }
-            return try measureThroughput(workload, name: name, size: rows, repeats: repeatCount, dumpPath: dump)
-        case .rsi:
-            let workload = try ThroughputWorkloads.rsi(inputs: inputs, size: n)
-            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
-        case .volumeRatio:
-            let workload = try ThroughputWorkloads.volumeRatioWorkload(inputs: inputs, size: n)
-            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
-        case .rollingOLS:
-            let workload = try ThroughputWorkloads.rollingOLS(inputs: inputs, size: n)
-            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
+            return try measure(body, size: rows)
+        case .rsi: return try measure(try ThroughputWorkloads.rsi(inputs: inputs, size: n), size: n)
+        case .volumeRatio: return try measure(try ThroughputWorkloads.volumeRatioWorkload(inputs: inputs, size: n), size: n)
+        case .rollingOLS: return try measure(try ThroughputWorkloads.rollingOLS(inputs: inputs, size: n), size: n)
         case .xirr:
-            let (workload, count) = try ThroughputWorkloads.xirrWorkload(
-                inputs: inputs, size: size, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
-            return try measureThroughput(workload, name: name, size: count, repeats: repeatCount, dumpPath: dump)
+            let (body, series) = try ThroughputWorkloads.xirrWorkload(inputs: inputs, size: size, threads: threads)
+            return try measure(body, size: series)
         case .backtestRSI:
-            let (workload, bars) = try ThroughputWorkloads.backtestRSIWorkload(inputs: inputs, symbols: count, size: n)
-            return try measureThroughput(workload, name: name, size: bars, repeats: repeatCount, dumpPath: dump)
+            let (body, bars) = try ThroughputWorkloads.backtestRSIWorkload(inputs: inputs, symbols: count, size: n)
+            return try measure(body, size: bars)
         case .backtestSentio:
-            let (workload, bars, generatedDirectory) = try ThroughputWorkloads.backtestSentioWorkload(
+            let (body, bars, generatedDirectory) = try ThroughputWorkloads.backtestSentioWorkload(
                 inputs: inputs, symbols: count, size: size)
             defer { if let generatedDirectory { try? FileManager.default.removeItem(atPath: generatedDirectory) } }
-            return try measureThroughput(workload, name: name, size: bars, repeats: repeatCount, dumpPath: dump)
-        case .sma:
-            let workload = try ThroughputWorkloads.smaWorkload(inputs: inputs, size: n)
-            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
-        case .rollingStd:
-            let workload = try ThroughputWorkloads.rollingStdWorkload(inputs: inputs, size: n)
-            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
+            return try measure(body, size: bars)
+        case .sma: return try measure(try ThroughputWorkloads.smaWorkload(inputs: inputs, size: n), size: n)
+        case .rollingStd: return try measure(try ThroughputWorkloads.rollingStdWorkload(inputs: inputs, size: n), size: n)
         case .rsiMany, .emaMany, .atrMany:
-            let workload = try ThroughputWorkloads.manyWorkload(kind, inputs: inputs, symbols: count, size: n)
-            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
+            return try measure(try ThroughputWorkloads.manyWorkload(workload, inputs: inputs, symbols: count, size: n), size: n)
         case .macdMany, .bbandsMany, .stochMany, .adxMany:
-            let workload = try ThroughputWorkloads.taManyWorkload(kind, inputs: inputs, symbols: count, size: n)
-            return try measureThroughput(workload, name: name, size: n, repeats: repeatCount, dumpPath: dump)
+            return try measure(try ThroughputWorkloads.taManyWorkload(workload, inputs: inputs, symbols: count, size: n), size: n)
         case .signals:
-            throw UsageError("signals is not a throughput workload")
+            throw BenchInputError("signals is not a throughput workload")
         }
     }
+}
 
-    /// The human-readable form of a throughput report.
-    func throughputTable(_ report: ThroughputReport, _ kind: BenchWorkload) -> String {
-        let unit: String = switch kind {
-        case .csv: "rows"
-        case .rsi, .volumeRatio, .sma, .rollingStd, .rsiMany, .emaMany, .atrMany, .macdMany, .bbandsMany, .stochMany, .adxMany: "values"
-        case .rollingOLS: "windows"
-        case .xirr: "series"
-        case .backtestRSI, .backtestSentio: "bar-cells"
-        case .signals: "updates"
-        }
-        let source = input.isEmpty ? "generated, seed \(seed)" : input.joined(separator: " ")
+extension ThroughputReport {
+    /// The human-readable form of the report; `source` says where the inputs came from.
+    public func table(unit: String, source: String) -> String {
         func seconds(_ x: Double) -> String { String(format: "%.6g s", x) }
         return """
-            sentio bench \(report.workload): size \(report.size) (\(source)); 1 warm-up run + \(report.repeats) timed runs
-            median \(seconds(report.medianSeconds))  min \(seconds(report.minSeconds))  max \(seconds(report.maxSeconds))
-            throughput: \(String(format: "%.4g", report.throughputPerSecond)) \(unit)/s (at the median)
-            checksum: \(report.checksum)
+            sentio bench \(workload): size \(size) (\(source)); 1 warm-up run + \(repeats) timed runs
+            median \(seconds(medianSeconds))  min \(seconds(minSeconds))  max \(seconds(maxSeconds))
+            throughput: \(String(format: "%.4g", throughputPerSecond)) \(unit)/s (at the median)
+            checksum: \(checksum)
             """
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
-import Sentio
+import SentioCore
+import SentioIndicators
 
 // Throughput workloads of the indicator kernels beyond rsi and volume-ratio: windowed statistics (sma,
 // rolling-std) over one concatenated column, and several series at once (rsi-many, ema-many, atr-many).

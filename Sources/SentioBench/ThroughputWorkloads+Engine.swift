@@ -1,6 +1,10 @@
-import ArgumentParser
 import Foundation
-import Sentio
+import SentioBacktest
+import SentioCSV
+import SentioCore
+import SentioData
+import SentioFunds
+import SentioSignals
 
 // Throughput workloads over the engine's higher modules: XIRR batches (SentioFunds) and backtests
 // (SentioBacktest). The work itself is the modules' public API; only inputs and reductions live here.
@@ -23,13 +27,13 @@ extension ThroughputWorkloads {
     {
         let batch: CashFlowBatch
         if let path = inputs.paths.first {
-            guard inputs.paths.count == 1 else { throw UsageError("--input: the xirr workload reads exactly one file") }
+            guard inputs.paths.count == 1 else { throw BenchInputError("--input: the xirr workload reads exactly one file") }
             batch = try readXIRRBatch(path: path)
             if let size, size != batch.count {
-                throw UsageError("--size \(size) does not match \(path), which has \(batch.count) series")
+                throw BenchInputError("--size \(size) does not match \(path), which has \(batch.count) series")
             }
         } else {
-            batch = generatedXIRRBatch(count: size ?? defaultSize(.xirr), seed: inputs.seed)
+            batch = generatedXIRRBatch(count: size ?? BenchWorkload.xirr.defaultSize, seed: inputs.seed)
         }
         let rates: ([Result<XIRRResult, XIRRError>]) -> [Double] = { results in
             results.map { result in (try? result.get().rate) ?? .nan }
@@ -49,24 +53,24 @@ extension ThroughputWorkloads {
         do throws(CSVRecords.Failure) {
             records = try CSVRecords(text: text).records
         } catch {
-            throw UsageError("\(path):\(error.line): column \(error.error.cell + 1): \(error.error.message)")
+            throw BenchInputError("\(path):\(error.line): column \(error.error.cell + 1): \(error.error.message)")
         }
         var batch = CashFlowBatch()
         var days: [Int] = [], amounts: [Double] = []
         var currentSeries: String?
         guard let header = records.first, header.cells == ["series", "date", "amount"] else {
-            throw UsageError("\(path):1: expected the header 'series,date,amount'")
+            throw BenchInputError("\(path):1: expected the header 'series,date,amount'")
         }
         for record in records.dropFirst() {
             let lineNumber = record.line, fields = record.cells
             guard fields.count == 3 else {
-                throw UsageError("\(path):\(lineNumber): expected 3 fields (series,date,amount), found \(fields.count)")
+                throw BenchInputError("\(path):\(lineNumber): expected 3 fields (series,date,amount), found \(fields.count)")
             }
             guard let date = CivilDate(iso: fields[1]) else {
-                throw UsageError("\(path):\(lineNumber): field 'date': \(EchoedText.quoted(fields[1])) is not a date YYYY-MM-DD (years 0001-9999)")
+                throw BenchInputError("\(path):\(lineNumber): field 'date': \(EchoedText.quoted(fields[1])) is not a date YYYY-MM-DD (years 0001-9999)")
             }
             guard let amount = DecimalParser.parse(fields[2]), amount.isFinite else {
-                throw UsageError("\(path):\(lineNumber): field 'amount': \(EchoedText.quoted(fields[2])) is not a finite number")
+                throw BenchInputError("\(path):\(lineNumber): field 'amount': \(EchoedText.quoted(fields[2])) is not a finite number")
             }
             if let currentSeries, currentSeries != fields[0] {
                 batch.append(dayNumbers: days, amounts: amounts)
@@ -78,7 +82,7 @@ extension ThroughputWorkloads {
             amounts.append(amount)
         }
         if currentSeries != nil { batch.append(dayNumbers: days, amounts: amounts) }
-        guard batch.count > 0 else { throw UsageError("\(path): no cash flows") }
+        guard batch.count > 0 else { throw BenchInputError("\(path): no cash flows") }
         return batch
     }
 
@@ -86,7 +90,7 @@ extension ThroughputWorkloads {
     /// −10,000, rounded to cents) then distributions (one month in five zero) scaled to 0.6–2.5× the calls, the
     /// last at least half of a full month's share; first flow on the 1st of a random month of 2000–2019.
     /// The same scheme as the harness's `write_xirr_input` (with a different random stream).
-    static func generatedXIRRBatch(count: Int, seed: UInt64) -> CashFlowBatch {
+    public static func generatedXIRRBatch(count: Int, seed: UInt64) -> CashFlowBatch {
         var random = Xoshiro256StarStar(seed: seed)
         func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(random.next() >> 11) / Double(1 << 53) }
         func cents(_ x: Double) -> Double { (x * 100).rounded() / 100 }
@@ -116,19 +120,13 @@ extension ThroughputWorkloads {
 extension ThroughputWorkloads {
     // MARK: Backtests
 
-    /// The configuration `sentio backtest --strategy NAME [extra options]` uses for `symbolCount` symbols
-    /// (defaults: capital 100,000, commission 0.1 %, next-open fills, whole shares, all-in for one symbol and
-    /// equal weight for several).
-    static func backtestConfiguration(strategy: String, options: [String] = [], symbolCount: Int) throws -> BacktestConfiguration {
-        try BacktestCommand.parse(["--strategy", strategy] + options).makeConfiguration(symbolCount: symbolCount)
-    }
 
     /// The bars of a backtest workload: the `--input` files (first `symbols`, each cut to `size` bars) or
     /// `symbols` generated minute series of `size` bars.
     static func backtestSeries(inputs: BenchInputs, symbols: Int, size: Int) throws -> [OHLCVSeries] {
         let series = Array(try inputs.series(generatedSymbols: symbols, generatedBars: size).prefix(symbols))
         for s in series where s.count < size {
-            throw UsageError("--size \(size): \(s.symbol) has only \(s.count) bars")
+            throw BenchInputError("--size \(size): \(s.symbol) has only \(s.count) bars")
         }
         return series.map { $0.prefix(size) }
     }
@@ -143,10 +141,16 @@ extension ThroughputWorkloads {
     {
         let series = try backtestSeries(inputs: inputs, symbols: symbols, size: size)
         let market = try Market(series)
-        let configuration = try backtestConfiguration(strategy: "rsi", options: ["--sizing", "all-in"], symbolCount: series.count)
+        // `sentio backtest --strategy rsi --sizing all-in`: the request's defaults (capital 100,000, commission 0.1 %,
+        // next-open fills, whole shares).
+        let configuration = BacktestRequest(strategy: .rsi, sizing: .allIn).configuration(symbolCount: series.count)
         let workload = ThroughputWorkload<BacktestStatistics>(
             unit: "bar-cells", units: series.count * size,
-            run: { BacktestStatistics(try Backtest(configuration).run(RSIStrategy(), on: market)) },
+            run: {
+                BacktestStatistics(
+                    try Backtest(configuration).run(RSIStrategy(), on: market),
+                    moneyWeightedReturn: BacktestMoneyWeightedReturn.xirr(_:))
+            },
             checksum: { $0.finalEquity })
         return (workload, size)
     }
@@ -163,24 +167,27 @@ extension ThroughputWorkloads {
         if files.isEmpty {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentio-bench-backtest-\(getpid())").path
             files = try MarketGenerator(config: MarketConfig(
-                symbols: MarketConfig.firstSymbols(symbols), bars: size ?? defaultSize(.backtestSentio), frequency: .minute,
+                symbols: MarketConfig.firstSymbols(symbols), bars: size ?? BenchWorkload.backtestSentio.defaultSize, frequency: .minute,
                 seed: inputs.seed)).write(to: directory)
             generatedDirectory = directory
         }
         files = Array(files.prefix(symbols))
-        let probe = try BacktestCommand.readConcurrently(files)
+        let probe = try OHLCVReader.readConcurrently(files)
         let bars = probe.map(\.count).min() ?? 0
         if let size, size != bars {
-            throw UsageError("--size \(size): backtest-sentio runs on whole files, whose shortest has \(bars) bars")
+            throw BenchInputError("--size \(size): backtest-sentio runs on whole files, whose shortest has \(bars) bars")
         }
-        let configuration = try backtestConfiguration(strategy: "sentio", symbolCount: files.count)
+        // `sentio backtest --strategy sentio` with every default (equal weight over the files).
+        let configuration = BacktestRequest(strategy: .sentio).configuration(symbolCount: files.count)
         let strategy = try SignalStrategy.sentio(config: SignalModelConfig())
         let cells = probe.reduce(0) { $0 + $1.count }
         let workload = ThroughputWorkload<BacktestStatistics>(
             unit: "bar-cells", units: cells,
             run: {
-                let market = try Market(try BacktestCommand.readConcurrently(files))
-                return BacktestStatistics(try Backtest(configuration).run(strategy, on: market))
+                let market = try Market(try OHLCVReader.readConcurrently(files))
+                return BacktestStatistics(
+                    try Backtest(configuration).run(strategy, on: market),
+                    moneyWeightedReturn: BacktestMoneyWeightedReturn.xirr(_:))
             },
             checksum: { $0.finalEquity })
         return (workload, bars, generatedDirectory)

@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
 import Sentio
-import SentioAPI
+import SentioBench
 import SentioLive
 
-/// `sentio live bench`: measurements of the live engine (not a test; numbers for the Journal and LiveSessions
+extension LiveJournal.Synchronous: ExpressibleByArgument {}
+
+/// `sentio-dev live-bench`: measurements of the live engine (not a test; numbers for the Journal and LiveSessions
 /// articles).
 ///
 /// 1. `throughput`: a generated market fed in timeline order through ``JournaledLiveSession`` into a fresh store,
@@ -20,7 +22,7 @@ import SentioLive
 ///    completed step; p50/p99/p99.9.
 struct LiveBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "live-bench",
         abstract: "Measure the live engine: replay throughput, restart time, durable-acknowledgement latency, step latency.",
         discussion: """
             Generates a minute-bar market and runs the parts asked for (--part, all by default). throughput: feeds it in timeline order through a journaled session in a fresh store (one group commit per --batch bars). restart: reopens that store as a killed process leaves it (the longest tail since the newest snapshot) and times open + snapshot + replay until the session is ready; with --part restart and --directory holding a store from an earlier run, only the restart is timed. ack: times single-bar commits. step: times the in-memory step of all symbols. Prints wall-clock and CPU figures.
@@ -110,12 +112,11 @@ struct LiveBenchCommand: ParsableCommand {
     /// 1. Replay throughput, leaving the store as a killed process leaves it.
     func throughput(market: [OHLCVSeries], setup: LiveSessionSetup, path: String) throws {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        let clock = ContinuousClock()
         var output = 0
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
         let count = market.count * bars
-        let started = clock.now
+        let started = monotonicNanoseconds()
         let cpuStarted = Self.cpuSeconds()
         if journalOnly {
             let journal = try LiveJournal(database: try SentioDatabase(path: path), synchronous: synchronous)
@@ -159,7 +160,7 @@ struct LiveBenchCommand: ParsableCommand {
             // Killed here: no finish(), so the restart replays the longest tail since the last snapshot.
             try publish(last: true)
         }
-        let seconds = Self.seconds(clock.now - started)
+        let seconds = Self.seconds(since: started)
         let cpu = Self.cpuSeconds() - cpuStarted
         if pipelined && !journalOnly { print("throughput: pipelined group commits (journal on a writer thread)") }
         print(String(format: "throughput: %.0f bars/s wall (%d bars in %.2f s), %.0f bars per CPU-second (user+sys %.2f s; the machine's other load does not count); %d bytes of events encoded", Double(count) / seconds, count, seconds, Double(count) / cpu, cpu, output))
@@ -167,14 +168,13 @@ struct LiveBenchCommand: ParsableCommand {
 
     /// 2. Restart: open + load snapshot + replay tail, best of 3.
     func restart(setup: LiveSessionSetup, path: String) throws {
-        let clock = ContinuousClock()
         var restarts: [Double] = []
         var restartCPU: [Double] = []
         for _ in 0..<3 {
-            let t0 = clock.now
+            let t0 = monotonicNanoseconds()
             let c0 = Self.cpuSeconds()
             let live = try JournaledLiveSession(database: try SentioDatabase(path: path), setup: setup, synchronous: synchronous)
-            restarts.append(Self.seconds(clock.now - t0))
+            restarts.append(Self.seconds(since: t0))
             restartCPU.append(Self.cpuSeconds() - c0)
             if restarts.count == 1 {
                 let snapshot = try live.journal.latestSnapshot()
@@ -187,7 +187,6 @@ struct LiveBenchCommand: ParsableCommand {
     /// 3. Acknowledgement latency: one bar per commit.
     func acknowledgement(market: [OHLCVSeries], setup: LiveSessionSetup, path: String) throws {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        let clock = ContinuousClock()
         var latencies: [Double] = []
         latencies.reserveCapacity(ackSamples)
         var feed: [FeedBar] = []
@@ -197,11 +196,11 @@ struct LiveBenchCommand: ParsableCommand {
                 feed.append(FeedBar(symbol: s.symbol, bar: s[bar: i]))
             }
         }
-        let spacing = Duration.seconds(1) / market.count  // one bar per symbol per second
-        var due = clock.now
-        func wait(until instant: ContinuousClock.Instant) {
-            let left = instant - clock.now
-            if left > .zero { Thread.sleep(forTimeInterval: Self.seconds(left)) }
+        let spacing = 1_000_000_000 / UInt64(market.count)  // nanoseconds: one bar per symbol per second
+        var due = monotonicNanoseconds()
+        func wait(until instant: UInt64) {
+            let now = monotonicNanoseconds()
+            if instant > now { Thread.sleep(forTimeInterval: Double(instant - now) / 1e9) }
         }
         var buffer: [UInt8] = []
         if journalOnly {
@@ -209,10 +208,10 @@ struct LiveBenchCommand: ParsableCommand {
             var pending = LiveJournalBatch()
             for item in feed {
                 if paced { wait(until: due); due += spacing }
-                let t0 = clock.now
+                let t0 = monotonicNanoseconds()
                 pending.append(.bar(symbol: item.symbol, bar: item.bar))
                 try journal.commit(&pending)
-                latencies.append(Self.seconds(clock.now - t0))
+                latencies.append(Self.seconds(since: t0))
             }
         } else {
             let live = try JournaledLiveSession(
@@ -220,15 +219,15 @@ struct LiveBenchCommand: ParsableCommand {
                 snapshotInterval: snapshotInterval)
             for item in feed {
                 if paced { wait(until: due); due += spacing }
-                let t0 = clock.now
+                let t0 = monotonicNanoseconds()
                 try live.ingest(item)
                 try live.commit(appendingLinesTo: &buffer)
-                latencies.append(Self.seconds(clock.now - t0))
+                latencies.append(Self.seconds(since: t0))
                 buffer.removeAll(keepingCapacity: true)
             }
         }
         latencies.sort()
-        func quantile(_ q: Double) -> Double { latencies[min(latencies.count - 1, Int(q * Double(latencies.count)))] * 1e3 }
+        func quantile(_ q: Double) -> Double { nearestRankPercentile(latencies, q)! * 1e3 }
         let pacing = paced ? "paced at one bar per symbol per second (\(market.count) bars/s)" : "back to back"
         print(String(format: "bar-to-durable ack (one bar per commit, %@, %d samples): p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms", pacing, latencies.count, quantile(0.5), quantile(0.99), quantile(0.999), latencies.last! * 1e3))
     }
@@ -243,16 +242,16 @@ struct LiveBenchCommand: ParsableCommand {
         samples.reserveCapacity(bars)
         var completed = 0
         for (i, step) in feed.enumerated() {
-            let t0 = DispatchTime.now().uptimeNanoseconds
+            let t0 = monotonicNanoseconds()
             for bar in step {
                 if case .accepted(let c) = session.process(bar) { completed += c }
             }
             session.discardEvents()
-            let t1 = DispatchTime.now().uptimeNanoseconds
+            let t1 = monotonicNanoseconds()
             if i >= warmupSteps { samples.append(t1 - t0) }
         }
         samples.sort()
-        func quantile(_ q: Double) -> Double { Double(samples[min(samples.count - 1, Int(q * Double(samples.count)))]) / 1e3 }
+        func quantile(_ q: Double) -> Double { Double(nearestRankPercentile(samples, q)!) / 1e3 }
         let perBar = Double(samples.reduce(0, +)) / Double(samples.count * market.count) / 1e3
         print(String(format: "in-memory step (%d symbols, sentio strategy, %d timed steps after %d warm-up, %d completed): p50 %.2f µs, p99 %.2f µs, p99.9 %.2f µs, max %.2f µs per step; mean %.3f µs per bar", market.count, samples.count, warmupSteps, completed, quantile(0.5), quantile(0.99), quantile(0.999), Double(samples.last!) / 1e3, perBar))
     }
@@ -265,7 +264,6 @@ struct LiveBenchCommand: ParsableCommand {
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6
     }
 
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-    }
+    /// Seconds of the monotonic clock since `start` (a ``monotonicNanoseconds()`` reading).
+    static func seconds(since start: UInt64) -> Double { Double(monotonicNanoseconds() &- start) / 1e9 }
 }
