@@ -189,8 +189,8 @@ enum WebAssets {
       document.getElementById("lp-user").textContent = sessionStorage.getItem("lpEmail") || "";
       document.getElementById("lp-commitment").textContent = money(d.portfolioSummary.totalCommitment);
       document.getElementById("lp-nav").textContent = money(d.portfolioSummary.totalNav);
-      const tvpi = d.portfolioSummary.portfolioTvpi;
-      document.getElementById("lp-tvpi").textContent = tvpi === null ? "n/a" : tvpi.toFixed(2) + "x";
+      const summary = d.portfolioSummary;
+      document.getElementById("lp-tvpi").textContent = summary.portfolioTvpiDefined ? summary.portfolioTvpi.toFixed(2) + "x" : "n/a";
       const list = document.getElementById("lp-funds");
       list.innerHTML = "";
       for (const f of d.funds) {
