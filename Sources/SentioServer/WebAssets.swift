@@ -29,7 +29,7 @@ enum WebAssets {
     <section id="cards"></section>
     <section id="lp">
       <h2>LP portal</h2>
-      <form id="login">
+      <form id="login" method="post">
         <label>Email <input id="login-email" type="email" name="email" autocomplete="username" required></label>
         <label>Password <input id="login-password" type="password" name="password" autocomplete="current-password" required></label>
         <button type="submit">Log in</button>
