@@ -642,20 +642,34 @@ public struct Document: Sendable, Hashable, Codable {
 /// (`(Σ distributions + Σ NAV) / Σ paid-in`), `activeCapitalCalls` the number of calls awaiting payment
 /// (status PENDING, LATE or OVERDUE in the events data, as SentioFunds counts them).
 ///
-/// `portfolioTvpi` is `null` exactly when it is undefined: no capital paid in (an investor with no accessible
-/// fund, or funds with commitments but no call yet). It is never written as 0 or 1, which would be wrong numbers.
+/// `portfolioTvpi` is always a number, because the app's model (`PortfolioSummary.portfolioTvpi: Double`) cannot
+/// decode `null`. When the multiple is undefined — no capital paid in: an investor with no accessible fund, or funds
+/// with commitments but no call yet — it is written as `0.0` (the app shows "0.00x") and `portfolioTvpiDefined` is
+/// `false`; otherwise `portfolioTvpiDefined` is `true` and `portfolioTvpi` is the multiple. A client that can tell
+/// the two apart reads `portfolioTvpiDefined` first, so the placeholder is never taken for a real zero multiple
+/// (which would mean everything paid in was lost). ``definedTvpi`` is the same rule in Swift.
 public struct PortfolioSummary: Sendable, Hashable, Codable {
     public var totalCommitment: Double
     public var totalNav: Double
-    public var portfolioTvpi: Double?
+    /// The portfolio TVPI, or `0.0` when it is undefined (see ``portfolioTvpiDefined``).
+    public var portfolioTvpi: Double
+    /// Whether ``portfolioTvpi`` is a real multiple (`false`: no capital paid in, and `portfolioTvpi` is `0.0`).
+    public var portfolioTvpiDefined: Bool
     public var activeCapitalCalls: Int
 
+    /// A summary whose TVPI is `portfolioTvpi`, or undefined when it is `nil` or not finite (written as `0.0`
+    /// with `portfolioTvpiDefined: false`).
     public init(totalCommitment: Double, totalNav: Double, portfolioTvpi: Double?, activeCapitalCalls: Int) {
         self.totalCommitment = totalCommitment
         self.totalNav = totalNav
-        self.portfolioTvpi = portfolioTvpi
+        let tvpi = portfolioTvpi.flatMap { $0.isFinite ? $0 : nil }
+        self.portfolioTvpi = tvpi ?? 0
+        self.portfolioTvpiDefined = tvpi != nil
         self.activeCapitalCalls = activeCapitalCalls
     }
+
+    /// The TVPI when it is defined, else `nil`.
+    public var definedTvpi: Double? { portfolioTvpiDefined ? portfolioTvpi : nil }
 }
 
 /// One crypto holding valued at the latest close on or before the valuation date.

@@ -130,12 +130,12 @@ public enum FundContracts {
         return dated.sorted { ($0.date, $0.kind, $0.number) < ($1.date, $1.kind, $1.number) }.map(\.document)
     }
 
-    /// The contract form of the engine's portfolio summary; `portfolioTvpi` is `null` when it is undefined (no
-    /// capital paid in, e.g. no fund at all: the dashboard of an investor with no accessible fund).
+    /// The contract form of the engine's portfolio summary. When the TVPI is undefined (no capital paid in, e.g. no
+    /// fund at all: the dashboard of an investor with no accessible fund) it is written as `0.0` with
+    /// `portfolioTvpiDefined: false` (see ``PortfolioSummary``).
     public static func portfolioSummary(_ p: SentioFunds.PortfolioSummary) -> PortfolioSummary {
-        let tvpi = p.portfolioTvpi.flatMap { $0.isFinite ? $0 : nil }
-        return PortfolioSummary(
-            totalCommitment: p.totalCommitment.doubleValue, totalNav: p.totalNav.doubleValue, portfolioTvpi: tvpi,
+        PortfolioSummary(
+            totalCommitment: p.totalCommitment.doubleValue, totalNav: p.totalNav.doubleValue, portfolioTvpi: p.portfolioTvpi,
             activeCapitalCalls: p.activeCapitalCalls)
     }
 

@@ -19,7 +19,10 @@ struct SentioDevCommand: ParsableCommand {
         commandName: "sentio-dev",
         abstract: "Sentio's benchmark and test helpers (not for everyday use; see `sentio` for the engine).",
         discussion: "Exit codes: 0 success; 2 bad input or usage; 1 internal error.",
-        subcommands: [AllocationsCommand.self, WriteSyntheticCommand.self, CeilingCommand.self, WSLoadCommand.self, LiveBenchCommand.self]
+        subcommands: [
+            AllocationsCommand.self, WriteSyntheticCommand.self, CeilingCommand.self, WSLoadCommand.self, LiveBenchCommand.self,
+            LoginTimingCommand.self,
+        ]
     )
 
     static func main() {

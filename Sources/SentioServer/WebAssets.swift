@@ -29,7 +29,7 @@ enum WebAssets {
     <section id="cards"></section>
     <section id="lp">
       <h2>LP portal</h2>
-      <form id="login">
+      <form id="login" method="post">
         <label>Email <input id="login-email" type="email" name="email" autocomplete="username" required></label>
         <label>Password <input id="login-password" type="password" name="password" autocomplete="current-password" required></label>
         <button type="submit">Log in</button>
@@ -189,8 +189,8 @@ enum WebAssets {
       document.getElementById("lp-user").textContent = sessionStorage.getItem("lpEmail") || "";
       document.getElementById("lp-commitment").textContent = money(d.portfolioSummary.totalCommitment);
       document.getElementById("lp-nav").textContent = money(d.portfolioSummary.totalNav);
-      const tvpi = d.portfolioSummary.portfolioTvpi;
-      document.getElementById("lp-tvpi").textContent = tvpi === null ? "n/a" : tvpi.toFixed(2) + "x";
+      const summary = d.portfolioSummary;
+      document.getElementById("lp-tvpi").textContent = summary.portfolioTvpiDefined ? summary.portfolioTvpi.toFixed(2) + "x" : "n/a";
       const list = document.getElementById("lp-funds");
       list.innerHTML = "";
       for (const f of d.funds) {

@@ -219,6 +219,7 @@ struct ContractTests {
         #expect(decodedSummary.activeCapitalCalls == report.portfolio.activeCapitalCalls)
         #expect(decodedSummary.activeCapitalCalls == 4, "Data/funds has four unpaid calls")
         #expect(decodedSummary.portfolioTvpi == report.portfolio.portfolioTvpi)
+        #expect(decodedSummary.portfolioTvpiDefined && report.portfolio.portfolioTvpi != nil)
 
         let crypto = try CryptoContracts.holdings(EngineFixtures.holdings, series: EngineFixtures.cryptoMarket(),
             valuationDate: CivilDate(year: 2024, month: 12, day: 31)!)

@@ -127,6 +127,8 @@ indirect enum Shape: Sendable {
     case nullable(Shape)
     /// An object of string values, any keys.
     case stringMap
+    /// `true` or `false`.
+    case boolean
 
     /// Every mismatch between `value` and this shape, as `path: problem`.
     func problems(_ value: RawJSON, at path: String = "$") -> [String] {
@@ -142,6 +144,7 @@ indirect enum Shape: Sendable {
         case (.number, .number): return []
         case (.integer, .number(let text)):
             return text.contains(where: { ".eE".contains($0) }) ? ["\(path): \(text) is not an integer"] : []
+        case (.boolean, .bool): return []
         case (.string, .string): return []
         case (.timestamp, .string(let s)):
             return Strict.parseTimestamp(s) == nil ? ["\(path): \(s) is not YYYY-MM-DDTHH:MM:SSZ"] : []
@@ -227,7 +230,8 @@ enum Shapes {
     static let fundDetail = Shape.object(fundFields + [("documents", .array(document))])
 
     static let portfolioSummary = Shape.object([
-        ("totalCommitment", .number), ("totalNav", .number), ("portfolioTvpi", .number), ("activeCapitalCalls", .integer),
+        ("totalCommitment", .number), ("totalNav", .number), ("portfolioTvpi", .number), ("portfolioTvpiDefined", .boolean),
+        ("activeCapitalCalls", .integer),
     ])
 
     static let cryptoHolding = Shape.object([

@@ -3,9 +3,9 @@ import Foundation
 // The OneLPM app spec's models (`../shared/app-specs/onelpm-lp-portal.md`, "Data Models" and the endpoints'
 // JSON), written as the app writes them: `Codable` structs decoded by `JSONDecoder` with `.iso8601` dates
 // (`Spec.decoder`). Deviations, each forced: `Document.parsedData` is `[String: Any]?` in the spec, which is not
-// Codable; here `[String: String]?` (what the spec's example holds). `PortfolioSummary.portfolioTvpi` is optional:
-// issue 28 makes an investor with no paid-in capital (no accessible fund) a 200 dashboard whose undefined multiple
-// is `null`, never a made-up number.
+// Codable; here `[String: String]?` (what the spec's example holds). `PortfolioSummary.portfolioTvpi` is the spec's
+// non-optional `Double`: the server writes an undefined multiple (no paid-in capital) as `0.0` with the additive
+// `portfolioTvpiDefined: false`, which this model, like the app's, does not declare.
 
 public enum SpecUserRole: String, Codable { case USER, ADMIN, DATA_MANAGER }
 
@@ -61,7 +61,7 @@ public struct SpecFund: Codable {
 public struct SpecPortfolioSummary: Codable {
     public let totalCommitment: Double
     public let totalNav: Double
-    public let portfolioTvpi: Double?
+    public let portfolioTvpi: Double
     public let activeCapitalCalls: Int
 }
 

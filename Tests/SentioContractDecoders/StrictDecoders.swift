@@ -161,6 +161,8 @@ public struct StrictPortfolioSummary: Decodable {
     public let totalCommitment: Double
     public let totalNav: Double
     public let portfolioTvpi: Double
+    /// Sentio's additive field: `false` when `portfolioTvpi` is the `0.0` of an undefined multiple.
+    public let portfolioTvpiDefined: Bool
     public let activeCapitalCalls: Int
 }
 

@@ -226,7 +226,7 @@ struct PortalTests {
         #expect(try await h.request("/api/dashboard", headers: bearer(issued)).status == 401)
     }
 
-    @Test("an investor with no accessible fund: a 200 dashboard with empty lists and the undefined TVPI as null")
+    @Test("an investor with no accessible fund: a 200 dashboard with empty lists that the spec's model decodes (portfolioTvpi 0.0, portfolioTvpiDefined false)")
     func emptyDashboard() async throws {
         let h = try await ServerHarness()
         defer { Task { try? await h.stop() } }
@@ -234,12 +234,38 @@ struct PortalTests {
         let t = try await h.login("dave@example.com")
         let reply = try await h.request("/api/dashboard", headers: bearer(t))
         #expect(reply.status == 200, "\(reply.body)")
+        // The app's own model: `portfolioTvpi: Double`, not optional.
         let dashboard = try Spec.decode(SpecDashboard.self, reply.body)
-        #expect(dashboard.funds.isEmpty && dashboard.portfolioSummary.totalCommitment == 0 && dashboard.portfolioSummary.totalNav == 0)
+        #expect(dashboard.funds.isEmpty && dashboard.cryptoHoldings.isEmpty)
+        #expect(dashboard.portfolioSummary.totalCommitment == 0 && dashboard.portfolioSummary.totalNav == 0)
         #expect(dashboard.portfolioSummary.activeCapitalCalls == 0)
+        #expect(dashboard.portfolioSummary.portfolioTvpi == 0)
+        let strict = try Strict.decode(StrictDashboard.self, reply.body)
+        #expect(strict.portfolioSummary.portfolioTvpi == 0 && !strict.portfolioSummary.portfolioTvpiDefined)
         let summary = try #require(try jsonObject(reply.body)["portfolioSummary"] as? [String: Any])
-        #expect(summary["portfolioTvpi"] is NSNull)
+        #expect(!(summary["portfolioTvpi"] is NSNull) && summary["portfolioTvpi"] != nil)
         #expect(try Spec.decode(SpecFundsResponse.self, try await h.request("/api/funds", headers: bearer(t)).body).funds.isEmpty)
+    }
+
+    @Test("an investor with funds: the true portfolio TVPI (paid-in-weighted fund TVPIs of its funds) and portfolioTvpiDefined true")
+    func fundedDashboardTvpi() async throws {
+        let h = try await ServerHarness()
+        defer { Task { try? await h.stop() } }
+        try h.addAccount("fay@example.com", funds: ["NVP-III", "AEG-VII"])
+        let t = try await h.login("fay@example.com")
+        let reply = try await h.request("/api/dashboard", headers: bearer(t))
+        #expect(reply.status == 200, "\(reply.body)")
+        let dashboard = try Spec.decode(SpecDashboard.self, reply.body)
+        let strict = try Strict.decode(StrictDashboard.self, reply.body)
+        #expect(strict.portfolioSummary.portfolioTvpiDefined)
+        #expect(dashboard.funds.count == 2)
+        // (Σ distributions + Σ NAV) / Σ paid-in, from the funds' own figures: TVPI_i × paid-in_i summed over paid-in.
+        let paidIn = dashboard.funds.map(\.paidIn).reduce(0, +)
+        let expected = dashboard.funds.map { $0.tvpi * $0.paidIn }.reduce(0, +) / paidIn
+        #expect(paidIn > 0)
+        #expect(abs(dashboard.portfolioSummary.portfolioTvpi - expected) <= 1e-12 * expected,
+                "\(dashboard.portfolioSummary.portfolioTvpi) vs \(expected)")
+        #expect(dashboard.portfolioSummary.portfolioTvpi == strict.portfolioSummary.portfolioTvpi)
     }
 
     @Test("rate limits over HTTP: 5 failed logins → 429 with Retry-After, even with the right password; free again after 15 minutes of the clock; reset requests too")

@@ -193,7 +193,7 @@ struct ServerEndpointTests {
         let script = try await h.request("/static/app.js")
         #expect(script.status == 200 && script.body.contains("/ws/signals"))
         // The LP portal's login form posts to the login endpoint and then reads the dashboard with the token.
-        #expect(page.body.contains(#"<form id="login">"#) && page.body.contains(#"type="password""#))
+        #expect(page.body.contains(#"<form id="login" method="post">"#) && page.body.contains(#"type="password""#))
         #expect(script.body.contains("/api/auth/callback/credentials") && script.body.contains("Bearer ") && script.body.contains("/api/dashboard"))
         let style = try await h.request("/static/app.css")
         #expect(style.status == 200 && style.body.contains(".card"))

@@ -50,7 +50,7 @@ final class ServerHarness: @unchecked Sendable {
 
     init(
         preload: Int = 480, configure: (inout ServerOptions) -> Void = { _ in }, portal: FundPortal? = nil,
-        portalFromStore: Bool = false, follow: URL? = nil
+        portalFromStore: Bool = false, follow: URL? = nil, hasher: PasswordHasher = ServerHarness.hasher
     ) async throws {
         directory = try temporaryDirectory("sentio-serve-tests")
         let database = try SentioDatabase(path: directory.appendingPathComponent("store.sqlite").path)
@@ -81,7 +81,7 @@ final class ServerHarness: @unchecked Sendable {
         let clock = NIOLockedValueBox(Date())
         self.clock = clock
         accounts = AccountService(
-            database: database, secret: options.jwtSecret, hasher: Self.hasher, outbox: MailOutbox(directory: mailDirectory.path),
+            database: database, secret: options.jwtSecret, hasher: hasher, outbox: MailOutbox(directory: mailDirectory.path),
             clock: { clock.withLockedValue { $0 } })
         let server = SentioHTTPServer(
             options: options, backend: backend, portal: chosenPortal, accounts: accounts, portalFromStore: portalFromStore,

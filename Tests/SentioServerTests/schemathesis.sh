@@ -19,6 +19,8 @@ export SENTIO_INGEST_TOKEN="schemathesis-ingest"
 export SENTIO_JWT_SECRET="schemathesis-secret-0123456789abcdef"
 mkdir -p "$WORK/mail"
 printf 'schemathesis admin password\n' | "$SENTIO" users add admin@example.com --role ADMIN --password-stdin --db "$WORK/store.sqlite" >/dev/null
+# And a USER with no fund: its dashboard is the empty one (portfolioTvpi 0.0, portfolioTvpiDefined false).
+printf 'schemathesis empty password\n' | "$SENTIO" users add empty@example.com --role USER --password-stdin --db "$WORK/store.sqlite" >/dev/null
 "$SENTIO" serve --db "$WORK/store.sqlite" --port 0 --replay Data/market --speed max --rate-limit 0 \
   --funds Data/funds/events.csv --fund-metadata Data/funds/funds.csv \
   --holdings Data/funds/holdings.csv --prices Data/crypto --mail-dir "$WORK/mail" 2>"$WORK/stderr" &
@@ -32,6 +34,9 @@ URL="$(sed -n 's/^sentio serve: listening on //p' "$WORK/stderr" | head -1)"
 [ -n "$URL" ] || { echo "sentio serve never became ready"; cat "$WORK/stderr"; exit 1; }
 JWT="$(curl -sf -X POST -H 'Content-Type: application/json' \
   -d '{"email":"admin@example.com","password":"schemathesis admin password"}' "$URL/api/auth/callback/credentials" |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
+EMPTY_JWT="$(curl -sf -X POST -H 'Content-Type: application/json' \
+  -d '{"email":"empty@example.com","password":"schemathesis empty password"}' "$URL/api/auth/callback/credentials" |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
 # Let the replay finish so that every endpoint has data.
 for _ in $(seq 1 600); do
@@ -71,6 +76,15 @@ for p in "${ACCOUNT_POSTS[@]}"; do EXCLUDES+=(--exclude-path "$p"); INCLUDES+=(-
   "${INCLUDES[@]}" \
   --exclude-checks positive_data_acceptance \
   --header "Authorization: Bearer $JWT" \
+  --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \
+  --seed 1 \
+  --no-color
+# The investor without funds: its empty dashboard and fund list against the same schemas.
+"$VENV/bin/st" run "$URL/openapi.json" \
+  --checks all \
+  --include-path /api/dashboard \
+  --include-path /api/funds \
+  --header "Authorization: Bearer $EMPTY_JWT" \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \
   --seed 1 \
   --no-color

@@ -186,8 +186,10 @@ public final class AccountService: Sendable {
         ["\(kind)-ip:" + client, "\(kind)-account:" + (AccountRules.normalizedEmail(email) ?? email.lowercased())]
     }
 
-    /// Logs in: the account and a new token, or ``AccountError/invalidCredentials`` after the same bcrypt work
-    /// whether or not the email has an account. A client or account with 5 failures in 15 minutes gets
+    /// Logs in: the account and a new token, or ``AccountError/invalidCredentials``. Every attempt that is not
+    /// rate limited performs exactly one bcrypt verification and no hash: against the account's hash, or, for an
+    /// unknown (or malformed) email, against ``PasswordHasher/unknownAccountHash`` at the hasher's cost — the same
+    /// work whether or not the email has an account. A client or account with 5 failures in 15 minutes gets
     /// ``AccountError/rateLimited(retryAfter:)`` without a password check.
     public func login(email: String, password: String, client: String) throws(AccountError) -> (user: StoredUser, token: String) {
         guard let tokens else { throw .unavailable("the LP portal is off: no SENTIO_JWT_SECRET is configured") }
