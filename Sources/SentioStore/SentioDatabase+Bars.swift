@@ -140,9 +140,7 @@ extension SentioDatabase {
                         return .commit
                     }
                     let now = Int64(Date().timeIntervalSince1970)
-                    try db.execute(
-                        sql: "INSERT INTO instruments (symbol, updated_at) VALUES (?, ?) ON CONFLICT (symbol) DO NOTHING",
-                        arguments: [series.symbol, now])
+                    try InstrumentRecord(symbol: series.symbol, updatedAt: now).insert(db, onConflict: .ignore)
                     try Self.mergeBars(db, series, replace: replace, into: &report)
                     if replace {
                         // Rebuilt whole from the bars table, with fresh checksums: this is how a symbol whose
@@ -151,16 +149,12 @@ extension SentioDatabase {
                     } else if report.inserted > 0 {
                         try Self.updateBlocks(db, series)
                     }
-                    try db.execute(
-                        sql: """
-                            INSERT INTO imports (path, fingerprint, symbol, row_count, inserted, identical, conflicts,
-                                                 replaced, first_timestamp, last_timestamp, imported_at)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                            """,
-                        arguments: [
-                            sourcePath, fingerprint, series.symbol, report.rowCount, report.inserted, report.identical,
-                            report.conflicts, report.replaced, series.timestamps.first, series.timestamps.last, now,
-                        ])
+                    var logEntry = ImportLogRecord(
+                        path: sourcePath, fingerprint: fingerprint, symbol: series.symbol, rowCount: report.rowCount,
+                        inserted: report.inserted, identical: report.identical, conflicts: report.conflicts,
+                        replaced: report.replaced, firstTimestamp: series.timestamps.first,
+                        lastTimestamp: series.timestamps.last, importedAt: now)
+                    try logEntry.insert(db)
                     if let first = series.timestamps.first, let last = series.timestamps.last {
                         try db.execute(
                             sql: """
@@ -211,21 +205,22 @@ extension SentioDatabase {
     /// The earlier import of the same content, if re-importing it would change nothing.
     private static func unchangedImport(_ db: Database, symbol: String, fingerprint: String) throws -> ImportReport.Outcome? {
         guard
-            let row = try Row.fetchOne(
-                db,
+            let earlier = try ImportLogRecord.filter(
                 sql: """
-                    SELECT path, imported_at, conflicts FROM imports AS earlier
-                    WHERE symbol = ?1 AND fingerprint = ?2
+                    symbol = ?1 AND fingerprint = ?2
                       AND NOT EXISTS (SELECT 1 FROM imports AS later
-                                      WHERE later.symbol = ?1 AND later.id > earlier.id AND later.replaced > 0)
-                    ORDER BY id DESC LIMIT 1
+                                      WHERE later.symbol = ?1 AND later.id > imports.id AND later.replaced > 0)
                     """,
-                arguments: [symbol, fingerprint])
+                arguments: [symbol, fingerprint]
+            ).order(ImportLogRecord.Columns.id.desc).fetchOne(db)
         else { return nil }
-        return .unchanged(previousPath: row["path"], importedAt: row["imported_at"], previousConflicts: row["conflicts"])
+        return .unchanged(previousPath: earlier.path, importedAt: earlier.importedAt, previousConflicts: earlier.conflicts)
     }
 
     /// The insert loop: one prepared statement, columns bound straight from the series' arrays.
+    ///
+    /// This is the import's hot path, hence SQLite's C API rather than a record type: binding six columns per bar
+    /// from the arrays allocates nothing, where a record per bar would build a value and its column dictionary.
     private static func mergeBars(_ db: Database, _ series: OHLCVSeries, replace: Bool, into report: inout ImportReport) throws {
         let insert = try db.makeStatement(
             sql: """
@@ -343,7 +338,7 @@ extension SentioDatabase {
         let wanted = symbols ?? stored.keys.sorted()
         for symbol in wanted where stored[symbol] == nil {
             let orphanBlocks = try withStoreErrors {
-                try pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM bar_blocks WHERE symbol = ?", arguments: [symbol]) ?? 0 }
+                try pool.read { try BarBlockKey.all().blocks(of: symbol).fetchCount($0) }
             }
             if orphanBlocks > 0 {
                 throw StoreError.damaged(path: path, symbol: symbol, block: nil, detail: "its catalogue entry is missing")
@@ -365,6 +360,8 @@ extension SentioDatabase {
         return try results.values()
     }
 
+    /// A symbol's bars in `[from, to]` from the `bars` table (the second copy, read to check or rebuild blocks),
+    /// read column by column through SQLite's C API straight into the series' arrays.
     static func loadBars(_ db: Database, symbol: String, from: Int64, to: Int64, capacity: Int) throws -> OHLCVSeries {
         let select = try db.makeStatement(
             sql: """
@@ -408,21 +405,14 @@ extension SentioDatabase {
     public func instruments() throws -> [InstrumentSummary] {
         try withStoreErrors {
             try pool.read { db in
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT symbol, name, bar_count, first_timestamp, last_timestamp,
-                               bar_count = 0 AND EXISTS (SELECT 1 FROM bar_blocks AS b WHERE b.symbol = i.symbol) AS hidden
-                        FROM instruments AS i ORDER BY symbol
-                        """)
-                for row in rows where row["hidden"] as Bool {
-                    throw BlockDamage(symbol: row["symbol"], block: nil, detail: "the catalogue records no bars but it has blocks")
+                let instruments = try InstrumentRecord.order(InstrumentRecord.Columns.symbol).fetchAll(db)
+                for instrument in instruments where instrument.barCount == 0 {
+                    if try !BarBlockKey.all().blocks(of: instrument.symbol).isEmpty(db) {
+                        throw BlockDamage(
+                            symbol: instrument.symbol, block: nil, detail: "the catalogue records no bars but it has blocks")
+                    }
                 }
-                return rows.map {
-                    InstrumentSummary(
-                        symbol: $0["symbol"], name: $0["name"], barCount: $0["bar_count"], firstTimestamp: $0["first_timestamp"],
-                        lastTimestamp: $0["last_timestamp"])
-                }
+                return instruments.map(\.summary)
             }
         }
     }
@@ -447,6 +437,8 @@ extension SentioDatabase {
                 var changed = 0
                 for (symbol, name) in names {
                     if overwrite {
+                        // A conditional upsert (only a changed name counts as a change): GRDB's `upsert` has no
+                        // `WHERE` clause, hence the statement.
                         try db.execute(
                             sql: """
                                 INSERT INTO instruments (symbol, name, updated_at) VALUES (?, ?, ?)
@@ -454,12 +446,11 @@ extension SentioDatabase {
                                 WHERE instruments.name IS NOT excluded.name
                                 """,
                             arguments: [symbol, name, now])
+                        changed += db.changesCount
                     } else {
-                        try db.execute(
-                            sql: "UPDATE instruments SET name = ?, updated_at = ? WHERE symbol = ? AND name IS NULL",
-                            arguments: [name, now, symbol])
+                        changed += try InstrumentRecord.filter(key: symbol).filter(InstrumentRecord.Columns.name == nil)
+                            .updateAll(db, InstrumentRecord.Columns.name.set(to: name), InstrumentRecord.Columns.updatedAt.set(to: now))
                     }
-                    changed += db.changesCount
                 }
                 return changed
             }
@@ -470,12 +461,7 @@ extension SentioDatabase {
     public func importLog() throws -> [ImportRecord] {
         try withStoreErrors {
             try pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM imports ORDER BY id").map {
-                    ImportRecord(
-                        id: $0["id"], path: $0["path"], fingerprint: $0["fingerprint"], symbol: $0["symbol"],
-                        rowCount: $0["row_count"], inserted: $0["inserted"], identical: $0["identical"],
-                        conflicts: $0["conflicts"], replaced: $0["replaced"], importedAt: $0["imported_at"])
-                }
+                try ImportLogRecord.order(ImportLogRecord.Columns.id).fetchAll(db).map(\.entry)
             }
         }
     }

@@ -116,29 +116,19 @@ extension SentioDatabase {
     static func updateBlocks(_ db: Database, _ series: OHLCVSeries) throws {
         guard let first = series.timestamps.first, let last = series.timestamps.last else { return }
         let symbol = series.symbol
-        let overlapping = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT first_timestamp, last_timestamp FROM bar_blocks
-                WHERE symbol = ? AND last_timestamp >= ? AND first_timestamp <= ?
-                """,
-            arguments: [symbol, first, last])
+        typealias Columns = BarBlockRecord.Columns
+        let overlapping = try BarBlockKey.all().blocks(of: symbol)
+            .filter(Columns.lastTimestamp >= first && Columns.firstTimestamp <= last).fetchAll(db)
         if overlapping.isEmpty {
             var content = series
-            let previous = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT first_timestamp FROM bar_blocks WHERE symbol = ? AND first_timestamp < ?
-                    ORDER BY first_timestamp DESC LIMIT 1
-                    """,
-                arguments: [symbol, first])
+            let previous = try BarBlockKey.filter(Columns.symbol == symbol && Columns.firstTimestamp < first)
+                .order(Columns.firstTimestamp.desc).fetchOne(db)
             if let previous {
-                let start: Int64 = previous["first_timestamp"]
+                let start = previous.first
                 // The catalogue row is updated after the blocks, so it cannot be compared yet.
                 var head = try loadBlocks(db, symbol: symbol, from: start, to: first - 1, checkCatalogue: false)
                 if head.count < barBlockSize {
-                    try db.execute(
-                        sql: "DELETE FROM bar_blocks WHERE symbol = ? AND first_timestamp = ?", arguments: [symbol, start])
+                    try BarBlockRecord.block(symbol: symbol, first: start).deleteAll(db)
                     head.timestamps += series.timestamps
                     head.open += series.open
                     head.high += series.high
@@ -151,8 +141,8 @@ extension SentioDatabase {
             try writeBlocks(db, content)
             return
         }
-        let lower = min(first, overlapping.map { $0["first_timestamp"] as Int64 }.min()!)
-        let upper = max(last, overlapping.map { $0["last_timestamp"] as Int64 }.max()!)
+        let lower = min(first, overlapping.map(\.first).min()!)
+        let upper = max(last, overlapping.map(\.last).max()!)
         // The blocks are rebuilt from the bars table, so that copy is checked first: this import only added bars
         // (conflicting ones are kept without `replace`), so every bar the old blocks held — verified by their
         // checksums — must be in the bars table unchanged. A difference means one copy is damaged; rebuilding would
@@ -175,20 +165,22 @@ extension SentioDatabase {
                     detail: "its bars table disagrees with its column blocks at \(iso8601(epochSeconds: t))")
             }
         }
-        try db.execute(
-            sql: "DELETE FROM bar_blocks WHERE symbol = ? AND last_timestamp >= ? AND first_timestamp <= ?",
-            arguments: [symbol, first, last])
+        try BarBlockRecord.filter(Columns.symbol == symbol && Columns.lastTimestamp >= first && Columns.firstTimestamp <= last)
+            .deleteAll(db)
         try writeBlocks(db, rebuilt)
     }
 
     /// Rebuilds every block of `symbol` from the `bars` table (import with `replace`: this also repairs blocks that
     /// were reported damaged).
     static func rebuildBlocks(_ db: Database, symbol: String) throws {
-        try db.execute(sql: "DELETE FROM bar_blocks WHERE symbol = ?", arguments: [symbol])
+        try BarBlockRecord.filter(BarBlockRecord.Columns.symbol == symbol).deleteAll(db)
         try writeBlocks(db, try loadBars(db, symbol: symbol, from: .min, to: .max, capacity: 0))
     }
 
     /// Writes `series` as consecutive blocks of at most `barBlockSize` bars, each with its checksum.
+    ///
+    /// Through SQLite's C API: each column BLOB is bound straight from a slice of the series' arrays (a record
+    /// would first copy every column into a `Data`).
     static func writeBlocks(_ db: Database, _ series: OHLCVSeries) throws {
         let insert = try db.makeStatement(
             sql: """
@@ -228,13 +220,6 @@ extension SentioDatabase {
 
     // MARK: - Load
 
-    /// One row of a symbol's block index.
-    private struct BlockKey {
-        var first: Int64
-        var last: Int64
-        var rows: Int
-    }
-
     /// Loads a symbol's bars in `[from, to]` from its column blocks, checking every block it reads.
     ///
     /// 1. The symbol's whole block index (keys and bar counts, no BLOBs) is read and checked: positive counts,
@@ -251,8 +236,9 @@ extension SentioDatabase {
     static func loadBlocks(
         _ db: Database, symbol: String, from: Int64, to: Int64, checkCatalogue: Bool = true, checksums: Bool = true
     ) throws -> OHLCVSeries {
-        // 1. The block index.
-        var keys: [BlockKey] = []
+        // 1. The block index, read through SQLite's C API: every key is checked as it is read, and a damaged value
+        // must be reported as damage (`sqlite3_column_int64` reads any value; a record decoder would throw).
+        var keys: [BarBlockKey] = []
         let index = try db.makeStatement(
             sql: "SELECT first_timestamp, last_timestamp, row_count FROM bar_blocks WHERE symbol = ? ORDER BY first_timestamp")
         index.arguments = [symbol]
@@ -265,8 +251,8 @@ extension SentioDatabase {
                 throw DatabaseError(
                     resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
             }
-            let key = BlockKey(
-                first: sqlite3_column_int64(indexHandle, 0), last: sqlite3_column_int64(indexHandle, 1),
+            let key = BarBlockKey(
+                symbol: symbol, first: sqlite3_column_int64(indexHandle, 0), last: sqlite3_column_int64(indexHandle, 1),
                 rows: Int(truncatingIfNeeded: sqlite3_column_int64(indexHandle, 2)))
             let number = keys.count + 1
             if key.rows <= 0 || key.rows > barBlockSize {
@@ -286,11 +272,9 @@ extension SentioDatabase {
         sqlite3_reset(indexHandle)
         if checkCatalogue {
             let total = keys.reduce(0) { $0 + $1.rows }
-            let row = try Row.fetchOne(
-                db, sql: "SELECT bar_count, first_timestamp, last_timestamp FROM instruments WHERE symbol = ?",
-                arguments: [symbol])
-            let recorded: Int? = row?["bar_count"]
-            let first: Int64? = row?["first_timestamp"], last: Int64? = row?["last_timestamp"]
+            let instrument = try InstrumentRecord.fetchOne(db, key: symbol)
+            let recorded = instrument?.barCount
+            let first = instrument?.firstTimestamp, last = instrument?.lastTimestamp
             if recorded != total || (total > 0 && (first != keys.first?.first || last != keys.last?.last)) {
                 throw BlockDamage(
                     symbol: symbol, block: nil,
@@ -328,7 +312,7 @@ extension SentioDatabase {
         var filled = 0
         var position = firstIndex
         var previousLast: Int64? = firstIndex > 0 ? keys[firstIndex - 1].last : nil
-        var read: [(number: Int, range: Range<Int>, key: BlockKey, checksum: Int64)] = []
+        var read: [(number: Int, range: Range<Int>, key: BarBlockKey, checksum: Int64)] = []
         read.reserveCapacity(wanted.count)
         while true {
             let code = sqlite3_step(handle)
@@ -419,7 +403,8 @@ extension SentioDatabase {
     /// Checks that `bar_blocks` holds exactly the rows of `bars`; returns one message per disagreeing symbol.
     static func verifyBlocks(_ db: Database, checksums: Bool = true) throws -> [String] {
         var messages: [String] = []
-        for symbol in try String.fetchAll(db, sql: "SELECT symbol FROM instruments ORDER BY symbol") {
+        typealias Columns = InstrumentRecord.Columns
+        for symbol in try InstrumentRecord.select(Columns.symbol, as: String.self).order(Columns.symbol).fetchAll(db) {
             let rows = try loadBars(db, symbol: symbol, from: .min, to: .max, capacity: 0)
             let blocks: OHLCVSeries
             do {
@@ -431,7 +416,7 @@ extension SentioDatabase {
             if rows != blocks {
                 messages.append("bar blocks of \(symbol) differ from its bars (\(blocks.count) vs \(rows.count) bars)")
             }
-            let recorded = try Int.fetchOne(db, sql: "SELECT bar_count FROM instruments WHERE symbol = ?", arguments: [symbol])
+            let recorded = try InstrumentRecord.select(Columns.barCount, as: Int.self).filter(key: symbol).fetchOne(db)
             if recorded != rows.count {
                 messages.append("instrument \(symbol) records \(recorded ?? 0) bars but has \(rows.count)")
             }
@@ -448,39 +433,26 @@ extension SentioDatabase {
     /// `bars` table (the second copy of its bars) and obeys the bar rules; any other block keeps a NULL checksum
     /// and is reported damaged when loaded (re-importing its file with `--replace` rebuilds it).
     @Sendable static func checksumExistingBlocks(_ db: Database) throws {
-        let keys = try Row.fetchAll(db, sql: "SELECT symbol, first_timestamp, last_timestamp, row_count FROM bar_blocks")
-        for key in keys {
-            let symbol: String = key["symbol"]
-            let first: Int64 = key["first_timestamp"], last: Int64 = key["last_timestamp"]
-            let rowCount: Int = key["row_count"]
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT timestamps, open, high, low, close, volume FROM bar_blocks
-                        WHERE symbol = ? AND first_timestamp = ?
-                        """,
-                    arguments: [symbol, first])
-            else { continue }
-            func column<T>(_ name: String, _: T.Type) -> [T]? {
-                let data: Data? = row[name]
-                guard let data, data.count == rowCount * 8 else { return nil }
+        for key in try BarBlockKey.fetchAll(db) {
+            let (symbol, first, last, rowCount) = (key.symbol, key.first, key.last, key.rows)
+            guard let row = try BarBlockRecord.block(symbol: symbol, first: first).fetchOne(db) else { continue }
+            func column<T>(_ data: Data, _: T.Type) -> [T]? {
+                guard data.count == rowCount * 8 else { return nil }
                 return data.withUnsafeBytes { raw in
                     (0..<rowCount).map { raw.loadUnaligned(fromByteOffset: $0 * 8, as: T.self) }
                 }
             }
-            guard let t = column("timestamps", Int64.self), let o = column("open", Double.self),
-                let h = column("high", Double.self), let l = column("low", Double.self),
-                let c = column("close", Double.self), let v = column("volume", Double.self), rowCount > 0
+            guard let t = column(row.timestamps, Int64.self), let o = column(row.open, Double.self),
+                let h = column(row.high, Double.self), let l = column(row.low, Double.self),
+                let c = column(row.close, Double.self), let v = column(row.volume, Double.self), rowCount > 0
             else { continue }
             let block = OHLCVSeries(symbol: symbol, timestamps: t, open: o, high: h, low: l, close: c, volume: v)
             let bars = try loadBars(db, symbol: symbol, from: first, to: last, capacity: rowCount)
             guard sameBits(block, bars),
                 blockProblem(block, 0..<rowCount, first: first, last: last, previousLast: nil) == nil
             else { continue }
-            try db.execute(
-                sql: "UPDATE bar_blocks SET checksum = ? WHERE symbol = ? AND first_timestamp = ?",
-                arguments: [blockChecksum(block, 0..<rowCount), symbol, first])
+            try BarBlockRecord.block(symbol: symbol, first: first)
+                .updateAll(db, BarBlockRecord.Columns.checksum.set(to: blockChecksum(block, 0..<rowCount)))
         }
     }
 }

@@ -162,13 +162,12 @@ public final class LiveJournal {
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
             }
             try database.pool.read { db in
-                for row in try Row.fetchAll(db, sql: "SELECT id, symbol, last_timestamp FROM live_symbols") {
-                    let symbol: String = row["symbol"]
-                    symbolIDs[symbol] = row["id"]
-                    lastTimestamps[symbol] = row["last_timestamp"]
+                for row in try LiveSymbolRecord.fetchAll(db) {
+                    symbolIDs[row.symbol] = row.id
+                    lastTimestamps[row.symbol] = row.lastTimestamp
                 }
                 lastInputSeq = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM live_inputs") ?? 0
-                lastEventSeq = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM live_events") ?? 0
+                lastEventSeq = try LiveEventRecord.select(max(LiveEventRecord.Columns.seq), as: Int64.self).fetchOne(db) ?? 0
             }
         }
     }
@@ -178,7 +177,9 @@ public final class LiveJournal {
     /// The stored session configuration (JSON), or `nil` when no session was started.
     public func configurationJSON() throws -> String? {
         try database.withStoreErrors {
-            try database.pool.read { try String.fetchOne($0, sql: "SELECT configuration_json FROM live_session") }
+            try database.pool.read {
+                try LiveSessionRecord.select(LiveSessionRecord.Columns.configurationJSON, as: String.self).fetchOne($0)
+            }
         }
     }
 
@@ -193,14 +194,13 @@ public final class LiveJournal {
                     throw StoreError.invalidRecord(kind: "live session configuration", detail: "not valid JSON")
                 }
                 if resetting {
-                    try db.execute(sql: "DELETE FROM live_events; DELETE FROM live_snapshots; DELETE FROM live_session")
+                    try LiveEventRecord.deleteAll(db)
+                    try LiveSnapshotRecord.deleteAll(db)
+                    try LiveSessionRecord.deleteAll(db)
                 }
-                try db.execute(
-                    sql: """
-                        INSERT INTO live_session (id, configuration_json, started_at) VALUES (1, ?, ?)
-                        ON CONFLICT (id) DO UPDATE SET configuration_json = excluded.configuration_json
-                        """,
-                    arguments: [json, Int64(Date().timeIntervalSince1970)])
+                // A session started earlier keeps its start time.
+                _ = try LiveSessionRecord(configurationJSON: json, startedAt: Int64(Date().timeIntervalSince1970))
+                    .upsertAndFetch(db) { _ in [LiveSessionRecord.Columns.startedAt.noOverwrite] }
             }
             if resetting { lastEventSeq = 0 }
         }
@@ -216,11 +216,11 @@ public final class LiveJournal {
         guard let id = symbolIDs[symbol] else { return nil }
         return try database.withStoreErrors {
             try database.pool.writeWithoutTransaction { db in
-                let statement = try db.cachedStatement(
-                    sql: "SELECT open, high, low, close, volume FROM live_inputs WHERE symbol_id = ? AND timestamp = ?")
-                guard let row = try Row.fetchOne(statement, arguments: [id, timestamp]) else { return nil }
-                return Bar(
-                    timestamp: timestamp, open: row[0], high: row[1], low: row[2], close: row[3], volume: row[4])
+                typealias Columns = LiveInputRecord.Columns
+                guard let row = try LiveInputRecord.filter(Columns.symbolID == id && Columns.timestamp == timestamp).fetchOne(db),
+                    let open = row.open, let high = row.high, let low = row.low, let close = row.close, let volume = row.volume
+                else { return nil }
+                return Bar(timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume)
             }
         }
     }
@@ -276,9 +276,7 @@ public final class LiveJournal {
                         if id == nil {
                             id = nextID
                             newIDs[symbol] = nextID
-                            try db.execute(
-                                sql: "INSERT INTO live_symbols (id, symbol, last_timestamp) VALUES (?, ?, ?)",
-                                arguments: [nextID, symbol, bar.timestamp])
+                            try LiveSymbolRecord(id: nextID, symbol: symbol, lastTimestamp: bar.timestamp).insert(db)
                             nextID += 1
                         }
                         let handle = insertBar.sqliteStatement
@@ -305,23 +303,14 @@ public final class LiveJournal {
                         sql: "UPDATE live_symbols SET last_timestamp = max(last_timestamp, ?) WHERE symbol = ?",
                         arguments: [timestamp, symbol])
                 }
-                if !batchCopy.events.isEmpty {
-                    let insertEvent = try db.cachedStatement(
-                        sql: "INSERT INTO live_events (seq, input_seq, type, event_json) VALUES (?, ?, ?, ?)")
-                    var eventSeq = lastEventSeq + 1
-                    for event in batchCopy.events {
-                        try insertEvent.execute(arguments: [eventSeq, event.inputSeq, event.type, event.json])
-                        eventSeq += 1
-                    }
+                var eventSeq = lastEventSeq + 1
+                for event in batchCopy.events {
+                    try LiveEventRecord(seq: eventSeq, inputSeq: event.inputSeq, type: event.type, eventJSON: event.json)
+                        .insert(db)
+                    eventSeq += 1
                 }
                 if let snapshot = batchCopy.snapshot {
-                    let covered = snapshot.inputSeq
-                    try db.execute(
-                        sql: """
-                            INSERT INTO live_snapshots (input_seq, state, created_at) VALUES (?, ?, ?)
-                            ON CONFLICT (input_seq) DO UPDATE SET state = excluded.state, created_at = excluded.created_at
-                            """,
-                        arguments: [covered, snapshot.state, now])
+                    try LiveSnapshotRecord(inputSeq: snapshot.inputSeq, state: snapshot.state, createdAt: now).upsert(db)
                     // Two snapshots are kept: the newest, and the one before in case the newest cannot be read.
                     try db.execute(
                         sql: """
@@ -344,10 +333,9 @@ public final class LiveJournal {
     public func latestSnapshot() throws -> LiveJournalSnapshot? {
         try database.withStoreErrors {
             try database.pool.read { db in
-                guard let row = try Row.fetchOne(
-                    db, sql: "SELECT input_seq, state FROM live_snapshots ORDER BY input_seq DESC LIMIT 1")
-                else { return nil }
-                return LiveJournalSnapshot(inputSeq: row["input_seq"], state: row["state"])
+                try LiveSnapshotRecord.order(LiveSnapshotRecord.Columns.inputSeq.desc).fetchOne(db).map {
+                    LiveJournalSnapshot(inputSeq: $0.inputSeq, state: $0.state)
+                }
             }
         }
     }
@@ -360,9 +348,7 @@ public final class LiveJournal {
         try database.withStoreErrors {
             try database.pool.read { db in
                 var names: [Int64: String] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT id, symbol FROM live_symbols") {
-                    names[row["id"]] = row["symbol"]
-                }
+                for row in try LiveSymbolRecord.fetchAll(db) { names[row.id] = row.symbol }
                 let statement = try db.makeStatement(
                     sql: """
                         SELECT seq, symbol_id, timestamp, open, high, low, close, volume FROM live_inputs
@@ -404,12 +390,8 @@ public final class LiveJournal {
     public func events(after seq: Int64 = 0) throws -> [LiveJournalEvent] {
         try database.withStoreErrors {
             try database.pool.read { db in
-                try Row.fetchAll(
-                    db, sql: "SELECT seq, input_seq, type, event_json FROM live_events WHERE seq > ? ORDER BY seq",
-                    arguments: [seq]
-                ).map {
-                    LiveJournalEvent(seq: $0["seq"], inputSeq: $0["input_seq"], type: $0["type"], json: $0["event_json"])
-                }
+                try LiveEventRecord.filter(LiveEventRecord.Columns.seq > seq).order(LiveEventRecord.Columns.seq)
+                    .fetchAll(db).map(\.event)
             }
         }
     }

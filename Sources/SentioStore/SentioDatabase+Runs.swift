@@ -18,36 +18,16 @@ extension SentioDatabase {
         try Self.validate(run, trades: trades, equity: equity)
         return try withStoreErrors {
             try pool.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO runs (created_at, strategy, label, symbols, start_timestamp, end_timestamp,
-                                          initial_capital, final_equity, trade_count, equity_point_count,
-                                          input_fingerprint, config_json, statistics_json)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        run.createdAt, run.strategy, run.label, run.symbols.joined(separator: ","),
-                        run.startTimestamp, run.endTimestamp, run.initialCapital, run.finalEquity, trades.count,
-                        equity.count, run.inputFingerprint, run.configJSON, run.statisticsJSON,
-                    ])
-                let runID = db.lastInsertedRowID
-                let insertTrade = try db.makeStatement(
-                    sql: """
-                        INSERT INTO run_trades (run_id, seq, symbol, entry_timestamp, entry_price, exit_timestamp,
-                                                exit_price, shares, pnl, pnl_percent, commission, signal_type,
-                                                exit_reason, details_json)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
+                var header = RunHeaderRecord(run, tradeCount: trades.count, equityPointCount: equity.count)
+                try header.insert(db)
+                let runID = header.id!
                 for (seq, trade) in trades.enumerated() {
-                    try insertTrade.execute(arguments: [
-                        runID, seq, trade.symbol, trade.entryTimestamp, trade.entryPrice, trade.exitTimestamp,
-                        trade.exitPrice, trade.shares, trade.pnl, trade.pnlPercent, trade.commission,
-                        trade.signalType, trade.exitReason, trade.detailsJSON,
-                    ])
+                    try RunTradeRecord(runID: runID, seq: seq, trade).insert(db)
                 }
                 let insertPoint = try db.makeStatement(
                     sql: "INSERT INTO run_equity (run_id, timestamp, equity, cash, contribution) VALUES (?, ?, ?, ?, ?)")
-                // Equity curves run to a point per bar: bind raw values, no per-point argument arrays.
+                // Equity curves run to a point per bar: bind raw values through SQLite's C API, no per-point record
+                // or argument array (`RunEquityRecord` reads them back).
                 let handle = insertPoint.sqliteStatement
                 sqlite3_bind_int64(handle, 1, runID)
                 for point in equity {
@@ -98,7 +78,7 @@ extension SentioDatabase {
     /// Every saved run's header, oldest first (no trades or equity).
     public func runs() throws -> [StoredRun] {
         try withStoreErrors {
-            try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM runs ORDER BY id").map(Self.run(from:)) }
+            try pool.read { db in try RunHeaderRecord.order(RunHeaderRecord.Columns.id).fetchAll(db).map(\.run) }
         }
     }
 
@@ -108,26 +88,14 @@ extension SentioDatabase {
     public func run(id: Int64) throws -> StoredRunDetail {
         try withStoreErrors {
             try pool.read { db in
-                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM runs WHERE id = ?", arguments: [id]) else {
+                guard let header = try RunHeaderRecord.fetchOne(db, key: id) else {
                     throw StoreError.runNotFound(id: id, path: path)
                 }
-                let trades = try Row.fetchAll(
-                    db, sql: "SELECT * FROM run_trades WHERE run_id = ? ORDER BY seq", arguments: [id]
-                ).map { row in
-                    StoredTrade(
-                        symbol: row["symbol"], entryTimestamp: row["entry_timestamp"], entryPrice: row["entry_price"],
-                        exitTimestamp: row["exit_timestamp"], exitPrice: row["exit_price"], shares: row["shares"],
-                        pnl: row["pnl"], pnlPercent: row["pnl_percent"], commission: row["commission"],
-                        signalType: row["signal_type"], exitReason: row["exit_reason"], detailsJSON: row["details_json"])
-                }
-                let equity = try Row.fetchAll(
-                    db, sql: "SELECT timestamp, equity, cash, contribution FROM run_equity WHERE run_id = ? ORDER BY timestamp",
-                    arguments: [id]
-                ).map {
-                    StoredEquityPoint(
-                        timestamp: $0["timestamp"], equity: $0["equity"], cash: $0["cash"], contribution: $0["contribution"])
-                }
-                return StoredRunDetail(run: try Self.run(from: row), trades: trades, equity: equity)
+                let trades = try RunTradeRecord.filter(RunTradeRecord.Columns.runID == id)
+                    .order(RunTradeRecord.Columns.seq).fetchAll(db)
+                let equity = try RunEquityRecord.filter(RunEquityRecord.Columns.runID == id)
+                    .order(RunEquityRecord.Columns.timestamp).fetchAll(db)
+                return StoredRunDetail(run: header.run, trades: trades.map(\.trade), equity: equity.map(\.point))
             }
         }
     }
@@ -138,24 +106,9 @@ extension SentioDatabase {
     public func deleteRun(id: Int64) throws {
         try withStoreErrors {
             try pool.write { db in
-                try db.execute(sql: "DELETE FROM runs WHERE id = ?", arguments: [id])
-                if db.changesCount == 0 { throw StoreError.runNotFound(id: id, path: path) }
+                if try !RunHeaderRecord.deleteOne(db, key: id) { throw StoreError.runNotFound(id: id, path: path) }
             }
         }
-    }
-
-    private static func run(from row: Row) throws -> StoredRun {
-        let symbols: String = row["symbols"]
-        var run = StoredRun(
-            strategy: row["strategy"], symbols: symbols.isEmpty ? [] : symbols.split(separator: ",").map(String.init),
-            configJSON: row["config_json"], statisticsJSON: row["statistics_json"],
-            inputFingerprint: row["input_fingerprint"], label: row["label"], startTimestamp: row["start_timestamp"],
-            endTimestamp: row["end_timestamp"], initialCapital: row["initial_capital"], finalEquity: row["final_equity"],
-            createdAt: row["created_at"])
-        run.id = row["id"]
-        run.tradeCount = row["trade_count"]
-        run.equityPointCount = row["equity_point_count"]
-        return run
     }
 
     // MARK: - Signals
@@ -175,22 +128,9 @@ extension SentioDatabase {
         return try withStoreErrors {
             try pool.write { db in
                 let now = Int64(Date().timeIntervalSince1970)
-                let upsert = try db.makeStatement(
-                    sql: """
-                        INSERT INTO signal_history (model, symbol, timestamp, signal, price, confidence, stop_loss,
-                                                    take_profit, details_json, saved_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (model, symbol, timestamp) DO UPDATE SET
-                            signal = excluded.signal, price = excluded.price, confidence = excluded.confidence,
-                            stop_loss = excluded.stop_loss, take_profit = excluded.take_profit,
-                            details_json = excluded.details_json, saved_at = excluded.saved_at
-                        """)
-                for signal in signals {
-                    try upsert.execute(arguments: [
-                        signal.model, signal.symbol, signal.timestamp, signal.signal, signal.price, signal.confidence,
-                        signal.stopLoss, signal.takeProfit, signal.detailsJSON, now,
-                    ])
-                }
+                // On a stored `(model, symbol, timestamp)` the row is replaced, which overwrites every other column
+                // (GRDB's `upsert` returns the rowid, which this WITHOUT ROWID table does not have).
+                for signal in signals { try SignalRecord(signal, savedAt: now).insert(db, onConflict: .replace) }
                 return signals.count
             }
         }
@@ -202,23 +142,11 @@ extension SentioDatabase {
     ) throws -> [StoredSignal] {
         try withStoreErrors {
             try pool.read { db in
-                var conditions = ["timestamp BETWEEN ? AND ?"]
-                var arguments: StatementArguments = [from ?? Int64.min, to ?? Int64.max]
-                if let model {
-                    conditions.append("model = ?")
-                    arguments += [model]
-                }
-                if let symbols {
-                    conditions.append("symbol IN (\(Array(repeating: "?", count: symbols.count).joined(separator: ", ")))")
-                    arguments += StatementArguments(symbols)
-                }
-                let sql = "SELECT * FROM signal_history WHERE \(conditions.joined(separator: " AND ")) ORDER BY model, symbol, timestamp"
-                return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                    StoredSignal(
-                        model: row["model"], symbol: row["symbol"], timestamp: row["timestamp"], signal: row["signal"],
-                        price: row["price"], confidence: row["confidence"], stopLoss: row["stop_loss"],
-                        takeProfit: row["take_profit"], detailsJSON: row["details_json"])
-                }
+                typealias Columns = SignalRecord.Columns
+                var request = SignalRecord.filter(Columns.timestamp >= from ?? Int64.min && Columns.timestamp <= to ?? Int64.max)
+                if let model { request = request.filter(Columns.model == model) }
+                if let symbols { request = request.filter(symbols.contains(Columns.symbol)) }
+                return try request.order(Columns.model, Columns.symbol, Columns.timestamp).fetchAll(db).map(\.stored)
             }
         }
     }
@@ -266,34 +194,15 @@ extension SentioDatabase {
             try pool.write { db in
                 var seqByFund: [String: Int] = [:]
                 for fundID in Set(events.map(\.fundID)) {
-                    try db.execute(sql: "DELETE FROM fund_events WHERE fund_id = ?", arguments: [fundID])
+                    try FundEventRecord.filter(FundEventRecord.Columns.fundID == fundID).deleteAll(db)
                     seqByFund[fundID] = 0
                 }
-                let insert = try db.makeStatement(
-                    sql: """
-                        INSERT INTO fund_events (fund_id, seq, date, type, amount, due_date, status, details_json)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
                 for event in events {
                     let seq = seqByFund[event.fundID, default: 0]
                     seqByFund[event.fundID] = seq + 1
-                    try insert.execute(arguments: [
-                        event.fundID, seq, event.date.description, event.kind.rawValue, event.amount.description,
-                        event.dueDate?.description, event.status?.rawValue, event.storedDetails(),
-                    ])
+                    try FundEventRecord(event, seq: seq).insert(db)
                 }
-                let upsert = try db.makeStatement(
-                    sql: """
-                        INSERT INTO fund_metadata (fund_id, name, manager, domicile, vintage, details_json)
-                        VALUES (?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (fund_id) DO UPDATE SET name = excluded.name, manager = excluded.manager,
-                            domicile = excluded.domicile, vintage = excluded.vintage, details_json = excluded.details_json
-                        """)
-                for entry in metadata {
-                    try upsert.execute(arguments: [
-                        entry.fundID, entry.name, entry.manager, entry.domicile, entry.vintage, entry.detailsJSON,
-                    ])
-                }
+                for entry in metadata { try FundMetadataRecord(entry).upsert(db) }
             }
         }
     }
@@ -302,31 +211,25 @@ extension SentioDatabase {
     public func loadFundEvents(fundIDs: [String]? = nil) throws -> [StoredFundEvent] {
         try withStoreErrors {
             try pool.read { db in
-                var sql = "SELECT * FROM fund_events"
-                var arguments = StatementArguments()
-                if let fundIDs {
-                    sql += " WHERE fund_id IN (\(Array(repeating: "?", count: fundIDs.count).joined(separator: ", ")))"
-                    arguments = StatementArguments(fundIDs)
-                }
-                sql += " ORDER BY fund_id, seq"
-                return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                    let fundID: String = row["fund_id"]
-                    func date(_ column: String) throws -> CivilDate? {
-                        guard let text: String = row[column] else { return nil }
+                typealias Columns = FundEventRecord.Columns
+                var request = FundEventRecord.all()
+                if let fundIDs { request = request.filter(fundIDs.contains(Columns.fundID)) }
+                return try request.order(Columns.fundID, Columns.seq).fetchAll(db).map { row in
+                    let fundID = row.fundID
+                    func date(_ text: String?, _ column: String) throws -> CivilDate? {
+                        guard let text else { return nil }
                         guard let date = CivilDate(iso: text) else {
                             throw StoreError.corrupt(path: path, detail: "fund \(fundID) has an invalid \(column) '\(text)'")
                         }
                         return date
                     }
-                    let amountText: String = row["amount"]
-                    guard let amount = Decimal(string: amountText, locale: Locale(identifier: "en_US_POSIX")),
-                        let kind = StoredFundEvent.Kind(rawValue: row["type"])
+                    guard let amount = Decimal(string: row.amount, locale: Locale(identifier: "en_US_POSIX")),
+                        let kind = StoredFundEvent.Kind(rawValue: row.type)
                     else {
                         throw StoreError.corrupt(path: path, detail: "fund \(fundID) has an unreadable event")
                     }
-                    let statusText: String? = row["status"]
                     // `payment_date` and `url` live in details_json (see StoredFundEvent); the rest stays there.
-                    var paymentDate: CivilDate? = nil, url: String? = nil, details: String? = row["details_json"]
+                    var paymentDate: CivilDate? = nil, url: String? = nil, details = row.detailsJSON
                     if let text = details, var object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
                         !StoredFundEvent.typedDetailKeys.isDisjoint(with: object.keys)
                     {
@@ -346,8 +249,8 @@ extension SentioDatabase {
                             withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
                     }
                     return StoredFundEvent(
-                        fundID: fundID, date: try date("date")!, kind: kind, amount: amount,
-                        dueDate: try date("due_date"), status: statusText.flatMap(StoredFundEvent.Status.init(rawValue:)),
+                        fundID: fundID, date: try date(row.date, "date")!, kind: kind, amount: amount,
+                        dueDate: try date(row.dueDate, "due_date"), status: row.status.flatMap(StoredFundEvent.Status.init(rawValue:)),
                         paymentDate: paymentDate, url: url, detailsJSON: details)
                 }
             }
@@ -358,11 +261,7 @@ extension SentioDatabase {
     public func loadFundMetadata() throws -> [StoredFundMetadata] {
         try withStoreErrors {
             try pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM fund_metadata ORDER BY fund_id").map { row in
-                    StoredFundMetadata(
-                        fundID: row["fund_id"], name: row["name"], manager: row["manager"], domicile: row["domicile"],
-                        vintage: row["vintage"], detailsJSON: row["details_json"])
-                }
+                try FundMetadataRecord.order(FundMetadataRecord.Columns.fundID).fetchAll(db).map(\.stored)
             }
         }
     }

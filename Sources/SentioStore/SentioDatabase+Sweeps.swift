@@ -78,17 +78,9 @@ extension SentioDatabase {
         }
         return try withStoreErrors {
             try pool.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO sweeps (created_at, label, strategy, metric, combinations, row_count, symbols,
-                                            start_timestamp, end_timestamp, output_json)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        sweep.createdAt, sweep.label, sweep.strategy, sweep.metric, sweep.combinations, sweep.rowCount,
-                        sweep.symbols.joined(separator: ","), sweep.startTimestamp, sweep.endTimestamp, sweep.outputJSON,
-                    ])
-                return db.lastInsertedRowID
+                var record = SweepRecord(sweep)
+                try record.insert(db)
+                return record.id!
             }
         }
     }
@@ -96,7 +88,7 @@ extension SentioDatabase {
     /// Every saved sweep, oldest first.
     public func sweeps() throws -> [StoredSweep] {
         try withStoreErrors {
-            try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM sweeps ORDER BY id").map(Self.sweep(from:)) }
+            try pool.read { db in try SweepRecord.order(SweepRecord.Columns.id).fetchAll(db).map(\.sweep) }
         }
     }
 
@@ -105,20 +97,9 @@ extension SentioDatabase {
     /// - Throws: ``SweepNotFoundError`` for an unknown id.
     public func sweep(id: Int64) throws -> StoredSweep {
         let found = try withStoreErrors {
-            try pool.read { db in
-                try Row.fetchOne(db, sql: "SELECT * FROM sweeps WHERE id = ?", arguments: [id]).map(Self.sweep(from:))
-            }
+            try pool.read { db in try SweepRecord.fetchOne(db, key: id)?.sweep }
         }
         guard let found else { throw SweepNotFoundError(id: id, path: path) }
         return found
-    }
-
-    private static func sweep(from row: Row) -> StoredSweep {
-        let symbols: String = row["symbols"]
-        return StoredSweep(
-            id: row["id"], createdAt: row["created_at"], label: row["label"], strategy: row["strategy"],
-            metric: row["metric"], combinations: row["combinations"], rowCount: row["row_count"],
-            symbols: symbols.isEmpty ? [] : symbols.split(separator: ",").map(String.init),
-            startTimestamp: row["start_timestamp"], endTimestamp: row["end_timestamp"], outputJSON: row["output_json"])
     }
 }

@@ -58,25 +58,12 @@ func fixtureRSIProvider(_ values: [Double]) -> IndicatorProvider {
     }
 }
 
-/// A random-walk market of `symbols` symbols with some missing bars, seeded.
+
+/// A random-walk market of `symbols` symbols with some missing bars, seeded: SentioTestSupport's walk
+/// `.gappedDaily`, one bar a day from 2022-01-08.
 func randomMarket(symbols: Int, bars: Int, seed: UInt64, dropProbability: Double = 0.1) throws -> Market {
-    var rng = SplitMix64(seed: seed)
-    var list = [OHLCVSeries]()
-    for k in 0..<symbols {
-        var s = OHLCVSeries(symbol: "S\(k)")
-        var price = 50.0 + Double(k) * 10
-        for i in 0..<bars {
-            let open = price * exp(0.005 * rng.nextGaussian())
-            let close = open * exp(0.02 * rng.nextGaussian())
-            let high = max(open, close) * (1 + 0.01 * abs(rng.nextGaussian()))
-            let low = min(open, close) * (1 - 0.01 * abs(rng.nextGaussian()))
-            price = close
-            if i > 0 && Double.random(in: 0..<1, using: &rng) < dropProbability { continue }
-            s.append(timestamp: Int64(19_000 + i) * 86_400, open: open, high: high, low: low, close: close, volume: 1)
-        }
-        list.append(s)
-    }
-    return try Market(list)
+    try Market(randomMarketSeries(
+        symbols: symbols, bars: bars, start: 19_000 * 86_400, seed: seed, walk: .gappedDaily(dropProbability: dropProbability)))
 }
 
 /// An XIRR written for the tests, independent of SentioFunds (which SentioBacktest no longer depends on):

@@ -8,20 +8,6 @@ import Testing
 /// Seeded random files in many textual forms must all read back as the same series.
 @Suite("OHLCVReader properties")
 struct OHLCVReaderPropertyTests {
-    func randomSeries(_ rng: inout SplitMix64, count: Int) -> OHLCVSeries {
-        var series = OHLCVSeries(symbol: "R")
-        var t = Int64.random(in: 0...2_000_000_000, using: &rng)
-        for _ in 0..<count {
-            let open = Double.random(in: 0.01...1_000, using: &rng), close = Double.random(in: 0.01...1_000, using: &rng)
-            series.append(
-                timestamp: t, open: open, high: max(open, close) + Double.random(in: 0...5, using: &rng),
-                low: min(open, close) * Double.random(in: 0.9...1, using: &rng), close: close,
-                volume: Double(Int.random(in: 0...1_000_000_000, using: &rng)))
-            t += Int64.random(in: 1...200_000, using: &rng)
-        }
-        return series
-    }
-
     func timestampText(_ t: Int64, form: Int) -> String {
         let iso = iso8601(epochSeconds: t)  // 2025-10-20T10:30:00Z
         switch form {
@@ -38,7 +24,7 @@ struct OHLCVReaderPropertyTests {
     @Test func randomFormattingReadsBackTheSameSeries() throws {
         var rng = SplitMix64(seed: 2026)
         for trial in 0..<200 {
-            let series = randomSeries(&rng, count: Int.random(in: 1...40, using: &rng))
+            let series = randomIndependentSeries(&rng, count: Int.random(in: 1...40, using: &rng))
             let names = ["timestamp", "open", "high", "low", "close", "volume", "note", "adj close"]
             let order = names.indices.shuffled(using: &rng)
             let form = Int.random(in: 0...3, using: &rng)
@@ -68,7 +54,7 @@ struct OHLCVReaderPropertyTests {
     @Test func lenientModeKeepsExactlyTheGoodRows() throws {
         var rng = SplitMix64(seed: 77)
         for _ in 0..<50 {
-            let series = randomSeries(&rng, count: 60)
+            let series = randomIndependentSeries(&rng, count: 60)
             var lines = ["timestamp,open,high,low,close,volume"]
             var expected = OHLCVSeries(symbol: "R")
             var badLines: [Int] = []

@@ -3,22 +3,13 @@ import SentioIndicators
 import SentioTestSupport
 import Testing
 
-/// A seeded random walk of positive prices with OHLCV bars (high ≥ max(open, close), etc.).
+/// A seeded random walk of positive prices with OHLCV bars (high ≥ max(open, close), etc.): SentioTestSupport's
+/// walk `.volatile`, as columns.
 func randomBars(count: Int, seed: UInt64) -> (open: [Double], high: [Double], low: [Double], close: [Double], volume: [Double]) {
-    var rng = SplitMix64(seed: seed)
-    var open = [Double](), high = [Double](), low = [Double](), close = [Double](), volume = [Double]()
-    var price = 100.0
-    for _ in 0..<count {
-        let o = price
-        price *= (1 + 0.02 * rng.nextGaussian())
-        let c = price
-        open.append(o); close.append(c)
-        high.append(max(o, c) * (1 + 0.01 * abs(rng.nextGaussian())))
-        low.append(min(o, c) * (1 - 0.01 * abs(rng.nextGaussian())))
-        volume.append(Double(Int.random(in: 0...5_000_000, using: &rng)))
-    }
-    return (open, high, low, close, volume)
+    let s = randomSeries(symbol: "R", count: count, start: 0, step: 1, seed: seed, walk: .volatile)
+    return (s.open, s.high, s.low, s.close, s.volume)
 }
+
 
 /// One indicator, seen three ways: batch, streaming, and its lookback.
 struct IndicatorCase: CustomTestStringConvertible, Sendable {

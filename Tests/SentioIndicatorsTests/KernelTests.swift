@@ -71,14 +71,8 @@ struct KernelTests {
         (0..<count).map { k in
             let length = Int.random(in: 0..<6, using: &rng) == 0
                 ? Int.random(in: 0...20, using: &rng) : Int.random(in: 20...400, using: &rng)
-            let bars = randomBars(count: length, seed: rng.next())
-            var series = OHLCVSeries(symbol: "S\(k)")
-            for i in 0..<length {
-                series.append(
-                    timestamp: Int64(i), open: bars.open[i], high: bars.high[i], low: bars.low[i], close: bars.close[i],
-                    volume: bars.volume[i])
-            }
-            return series
+            return SentioTestSupport.randomSeries(
+                symbol: "S\(k)", count: length, start: 0, step: 1, seed: rng.next(), walk: .volatile)
         }
     }
 

@@ -6,32 +6,6 @@ import SentioSignals
 import SentioTestSupport
 import Testing
 
-/// A random market: `symbols` series over `steps` daily timestamps, each symbol missing some of them
-/// (never all): a geometric random walk with valid OHLCV bars.
-func randomMarket(_ rng: inout SplitMix64, symbols: Int, steps: Int, gapProbability: Double) -> [OHLCVSeries] {
-    let start: Int64 = 1_704_067_200  // 2024-01-01
-    var out: [OHLCVSeries] = []
-    for k in 0..<symbols {
-        var s = OHLCVSeries(symbol: "S\(k)")
-        var price = 20 + Double(rng.next() % 200)
-        let volatility = 0.005 + Double(rng.next() % 30) / 1000
-        for t in 0..<steps {
-            let open = price * (1 + 0.3 * volatility * rng.nextGaussian())
-            price *= (1 + volatility * rng.nextGaussian())
-            price = max(price, 0.5)
-            let o = max(open, 0.5)
-            let high = max(o, price) * (1 + Double(rng.next() % 1000) / 1000 * volatility)
-            let low = min(o, price) * (1 - Double(rng.next() % 1000) / 1000 * volatility)
-            let volume = rng.next() % 10 == 0 ? 0 : Double(rng.next() % 100_000)
-            let missing = Double(rng.next() % 10_000) / 10_000 < gapProbability
-            if missing && !(t == steps - 1 && s.isEmpty) { continue }
-            s.append(timestamp: start + Int64(t) * 86_400, open: o, high: high, low: low, close: price, volume: volume)
-        }
-        out.append(s)
-    }
-    return out
-}
-
 /// A random configuration among those the backtest supports.
 func randomConfiguration(_ rng: inout SplitMix64, symbols: [String]) -> LiveConfiguration {
     func chance(_ p: Double) -> Bool { Double(rng.next() % 10_000) / 10_000 < p }

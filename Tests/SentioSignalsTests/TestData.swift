@@ -8,21 +8,10 @@ func googSeries() throws -> OHLCVSeries {
     try OHLCVReader.read(path: fixturePath("indicators/goog_ohlcv.csv"), options: ReadOptions(symbol: "GOOG"))
 }
 
-/// A seeded random-walk OHLCV series with random volumes (occasionally zero) and random wicks.
+/// A seeded daily random walk with a random level and volatility, random wicks and volumes (occasionally zero):
+/// SentioTestSupport's walk `.dailyWithRandomVolatility`, one bar a day from 2020-09-13 12:26:40 UTC.
 func randomSeries(symbol: String, bars: Int, seed: UInt64) -> OHLCVSeries {
-    var rng = SplitMix64(seed: seed)
-    var series = OHLCVSeries(symbol: symbol)
-    var close = 50 + 50 * Double.random(in: 0..<1, using: &rng)
-    let volatility = 0.005 + 0.03 * Double.random(in: 0..<1, using: &rng)
-    for i in 0..<bars {
-        let open = close * exp(volatility * 0.3 * rng.nextGaussian())
-        close = open * exp(volatility * rng.nextGaussian())
-        let high = max(open, close) * (1 + abs(volatility * 0.5 * rng.nextGaussian()))
-        let low = min(open, close) * (1 - min(0.5, abs(volatility * 0.5 * rng.nextGaussian())))
-        let volume = Double.random(in: 0..<1, using: &rng) < 0.02 ? 0 : (1e5 * exp(0.5 * rng.nextGaussian())).rounded()
-        series.append(timestamp: 1_600_000_000 + Int64(i) * 86_400, open: open, high: high, low: low, close: close, volume: volume)
-    }
-    return series
+    SentioTestSupport.randomSeries(symbol: symbol, count: bars, start: 1_600_000_000, step: 86_400, seed: seed, walk: .dailyWithRandomVolatility)
 }
 
 /// The synthetic leveraged-ETF market of SentioData (the generator behind Data/market).

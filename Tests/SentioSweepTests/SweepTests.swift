@@ -11,23 +11,11 @@ import SentioTestSupport
 @testable import SentioSweep
 import Testing
 
-/// A seeded random-walk market of `symbols` daily series (weekdays skipped only by spacing: one bar a day).
+
+/// A seeded market of `symbols` daily series (weekdays skipped only by spacing: one bar a day) scattered around
+/// their levels: SentioTestSupport's walk `.scatteredDaily`.
 func randomMarket(symbols: Int, bars: Int, seed: UInt64) throws -> Market {
-    var rng = SplitMix64(seed: seed)
-    var all: [OHLCVSeries] = []
-    for k in 0..<symbols {
-        var s = OHLCVSeries(symbol: "S\(k)")
-        var price = 50.0 + 10 * Double(k)
-        for i in 0..<bars {
-            let open = price * exp(0.004 * rng.nextGaussian())
-            let close = open * exp(0.025 * rng.nextGaussian())
-            s.append(timestamp: 1_600_000_000 + Int64(i) * 86_400, open: open, high: max(open, close) * 1.01,
-                     low: min(open, close) * 0.99, close: close, volume: 1000)
-        }
-        price = 0
-        all.append(s)
-    }
-    return try Market(all)
+    try Market(randomMarketSeries(symbols: symbols, bars: bars, start: 1_600_000_000, seed: seed, walk: .scatteredDaily))
 }
 
 @Suite("Sweep grid")
