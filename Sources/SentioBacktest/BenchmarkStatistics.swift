@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// A benchmark as a value series on its own timestamps: the closes of an instrument, or an index level such as
-/// ``equalWeight(_:timeline:)``. Only ratios of consecutive values are used, so the scale does not matter.
+/// ``equalWeight(_:timeline:holdingAdjustments:)``. Only ratios of consecutive values are used, so the scale does not matter.
 public struct BenchmarkSeries: Sendable, Equatable {
     /// What the benchmark is, as shown in outputs (a symbol, or `equal-weight buy-and-hold`).
     public var name: String
@@ -16,7 +16,7 @@ public struct BenchmarkSeries: Sendable, Equatable {
     /// Prices or index levels, one per timestamp.
     public var values: [Double]
 
-    /// The name of the default benchmark, ``equalWeight(_:timeline:)``.
+    /// The name of the default benchmark, ``equalWeight(_:timeline:holdingAdjustments:)``.
     public static let equalWeightName = "equal-weight buy-and-hold"
 
     public init(name: String, timestamps: [Int64], values: [Double]) {
