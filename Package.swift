@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "SentioFundsTests", dependencies: ["SentioFunds", "SentioTestSupport"]),
         .testTarget(name: "SentioSavingsTests", dependencies: ["SentioSavings", "SentioTestSupport"]),
         .testTarget(name: "SentioBacktestTests", dependencies: ["SentioBacktest", "SentioData", "SentioTestSupport"]),
-        .testTarget(name: "SentioLiveTests", dependencies: ["SentioLive", "SentioBacktest", "SentioSignals", "SentioAPI", "SentioTestSupport"]),
+        .testTarget(name: "SentioLiveTests", dependencies: ["SentioLive", "SentioBacktest", "SentioData", "SentioSignals", "SentioAPI", "SentioTestSupport"]),
         .testTarget(name: "SentioSweepTests", dependencies: ["SentioSweep", "SentioAPI", "SentioReports", "SentioBacktest", "SentioData", "SentioTestSupport"]),
         .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
         .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),

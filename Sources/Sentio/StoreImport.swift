@@ -6,14 +6,17 @@ import SentioStore
 /// Imports OHLCV CSV files into a store, one transaction per file: the pipeline behind `sentio import`.
 ///
 /// Files are handled strictly in the given order; parsing file k+1 (on a background thread) overlaps with
-/// storing file k, so at most two files are in memory at once. Each file is read by `OHLCVReader.readWithReport`
-/// (errors are exactly the reader's) and fingerprinted (XXH64 of its bytes, `ContentFingerprint`); then
-/// `SentioDatabase.importSeries` merges it (see there for identical bars, conflicts and `replace`). After each
-/// file, the symbol gets its entry of `defaultNames` as its instrument name unless the store already has a name
-/// for it (`SentioDatabase.setInstrumentNames(_:overwrite:)` without overwrite).
+/// storing file k, so at most two files are in memory at once. Each file is read by `OHLCVReader.readResults`
+/// (errors are exactly the reader's; a long-form file, with a `Ticker`/`Symbol` column, gives one series per symbol,
+/// sorted by symbol) and fingerprinted (XXH64 of its bytes, `ContentFingerprint`); then `SentioDatabase.importSeries`
+/// merges each series in its own transaction (see there for identical bars, conflicts and `replace`; the fingerprint
+/// is recorded per symbol, so a long-form file imported again changes nothing). After each series, the symbol gets
+/// its entry of `defaultNames` as its instrument name unless the store already has a name for it
+/// (`SentioDatabase.setInstrumentNames(_:overwrite:)` without overwrite).
 ///
-/// The first file that fails stops the import: the files before it stay imported, it and the later ones are not
-/// read further, and the error is ``StoreImportInterrupted`` carrying what was done.
+/// The first file that fails stops the import: the files before it stay imported (and, when storing a series of a
+/// long-form file fails, the series of that file before it), the rest is not read further, and the error is
+/// ``StoreImportInterrupted`` carrying what was done.
 public enum StoreImport {
     /// - Parameters:
     ///   - files: OHLCV CSV files (already expanded: `OHLCVReader.expand(paths:)`).
@@ -24,19 +27,22 @@ public enum StoreImport {
         files: [String], into database: SentioDatabase, readOptions: ReadOptions = ReadOptions(), replace: Bool = false,
         defaultNames: [String: String] = [:], progress: (ImportReport) -> Void = { _ in }
     ) throws(StoreImportInterrupted) -> StoreImportResult {
-        var result = StoreImportResult(reports: [], skipped: [])
+        var result = StoreImportResult(reports: [], skipped: [], files: 0)
         let reader = PrefetchingReader(files: files, options: readOptions)
         for file in files {
             do {
                 let parsed = try reader.next()
-                result.skipped.append((file, parsed.result.skipped))
-                let series = parsed.result.series
-                let report = try database.importSeries(series, sourcePath: file, fingerprint: parsed.fingerprint, replace: replace)
-                if let name = defaultNames[series.symbol] {
-                    try database.setInstrumentNames([(series.symbol, name)], overwrite: false)
+                result.skipped.append((file, parsed.results.flatMap(\.skipped).sorted { $0.line < $1.line }))
+                result.files += 1
+                for read in parsed.results {
+                    let series = read.series
+                    let report = try database.importSeries(series, sourcePath: file, fingerprint: parsed.fingerprint, replace: replace)
+                    if let name = defaultNames[series.symbol] {
+                        try database.setInstrumentNames([(series.symbol, name)], overwrite: false)
+                    }
+                    result.reports.append(report)
+                    progress(report)
                 }
-                result.reports.append(report)
-                progress(report)
             } catch {
                 throw StoreImportInterrupted(completed: result, file: file, underlying: error)
             }
@@ -47,10 +53,12 @@ public enum StoreImport {
 
 /// What ``StoreImport/run(files:into:readOptions:replace:defaultNames:progress:)`` did.
 public struct StoreImportResult: Sendable {
-    /// One report per imported file, in order.
+    /// One report per imported series, in order (one per file; a long-form file has one per symbol).
     public var reports: [ImportReport]
     /// The rows skipped by lenient reading, per file read (empty lists in strict mode).
     public var skipped: [(file: String, skipped: [SkippedRow])]
+    /// Files read and stored.
+    public var files: Int
 
     public var inserted: Int { reports.reduce(0) { $0 + $1.inserted } }
     public var identical: Int { reports.reduce(0) { $0 + $1.identical } }
@@ -61,10 +69,14 @@ public struct StoreImportResult: Sendable {
         reports.reduce(0) { n, r in if case .unchanged = r.outcome { return n + 1 } else { return n } }
     }
 
-    /// One line: `N file(s) into PATH: X new bars, Y already stored[, U file(s) unchanged][, conflicts]`.
+    /// One line: `N file(s)[ (S symbols)] into PATH: X new bars, Y already stored[, U file(s) unchanged][, conflicts]`
+    /// (the symbols are counted when a long-form file made them differ from the files; unchanged files are then
+    /// counted as symbols).
     public func summary(databasePath: String, replace: Bool) -> String {
-        var text = "\(reports.count) file(s) into \(databasePath): \(inserted) new bars, \(identical) already stored"
-        if unchanged > 0 { text += ", \(unchanged) file(s) unchanged" }
+        let perSymbol = reports.count != files
+        var text = "\(files) file(s)\(perSymbol ? " (\(reports.count) symbols)" : "") into \(databasePath): "
+            + "\(inserted) new bars, \(identical) already stored"
+        if unchanged > 0 { text += perSymbol ? ", \(unchanged) symbol(s) unchanged" : ", \(unchanged) file(s) unchanged" }
         if conflicts > 0 {
             text += replace ? ", \(replaced) conflicting bars replaced" : ", \(conflicts) conflicts kept as stored"
         }
@@ -82,10 +94,10 @@ public struct StoreImportInterrupted: Error, @unchecked Sendable {
 
 /// Reads files in order, parsing the next file on a background thread while the caller stores the current one.
 ///
-/// Each file is parsed by `OHLCVReader.readWithReport`, so errors are exactly the reader's, then fingerprinted
+/// Each file is parsed by `OHLCVReader.readResults`, so errors are exactly the reader's, then fingerprinted
 /// (XXH64 of its bytes). At most two files are in memory at once.
 final class PrefetchingReader: @unchecked Sendable {
-    typealias Parsed = (result: ReadResult, fingerprint: String)
+    typealias Parsed = (results: [ReadResult], fingerprint: String)
     private let files: [String]
     private let options: ReadOptions
     private var nextIndex = 0
@@ -108,8 +120,8 @@ final class PrefetchingReader: @unchecked Sendable {
         DispatchQueue.global().async(group: group) {
             slot.value = Result {
                 // Read first, so that an unreadable file gets the reader's error.
-                let result = try OHLCVReader.readWithReport(path: path, options: options)
-                return (result, try ContentFingerprint.ofFile(atPath: path))
+                let results = try OHLCVReader.readResults(path: path, options: options)
+                return (results, try ContentFingerprint.ofFile(atPath: path))
             }
         }
         return (group, slot)

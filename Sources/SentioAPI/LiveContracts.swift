@@ -119,7 +119,8 @@ public struct LiveFillEvent: Sendable, Hashable, Codable {
 /// - bars: `conflicting-bar` (same symbol and timestamp as a processed bar, different values), `late-bar`
 ///   (older than the session's current step), `invalid-bar` (the OHLCV reader's rules; `field` names the
 ///   field), `unknown-symbol` (not in the session's universe), `unusable-bar` (the signal model cannot
-///   represent a quantity of this bar);
+///   represent a quantity of this bar), `suspected-split` (the move from the symbol's previous bar looks like a split
+///   no corporate action of the session explains);
 /// - input lines (front ends): `malformed-line`, with `line` (1-based).
 public struct LiveRejectedEvent: Sendable, Hashable, Codable {
     /// Always `"rejected"`.

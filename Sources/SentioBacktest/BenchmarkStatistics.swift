@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// A benchmark as a value series on its own timestamps: the closes of an instrument, or an index level such as
-/// ``equalWeight(_:timeline:)``. Only ratios of consecutive values are used, so the scale does not matter.
+/// ``equalWeight(_:timeline:holdingAdjustments:)``. Only ratios of consecutive values are used, so the scale does not matter.
 public struct BenchmarkSeries: Sendable, Equatable {
     /// What the benchmark is, as shown in outputs (a symbol, or `equal-weight buy-and-hold`).
     public var name: String
@@ -16,7 +16,7 @@ public struct BenchmarkSeries: Sendable, Equatable {
     /// Prices or index levels, one per timestamp.
     public var values: [Double]
 
-    /// The name of the default benchmark, ``equalWeight(_:timeline:)``.
+    /// The name of the default benchmark, ``equalWeight(_:timeline:holdingAdjustments:)``.
     public static let equalWeightName = "equal-weight buy-and-hold"
 
     public init(name: String, timestamps: [Int64], values: [Double]) {
@@ -37,7 +37,16 @@ public struct BenchmarkSeries: Sendable, Equatable {
     /// Each symbol gets `1/N` at its first close and holds it (fractional, no costs, no rebalancing); before a
     /// symbol's first bar its share stays in cash (ratio 1), and on steps where it has no bar its last close is
     /// kept. A symbol whose first close is not positive stays in cash throughout.
-    public static func equalWeight(_ series: [OHLCVSeries], timeline: [Int64]) -> BenchmarkSeries {
+    ///
+    /// With `holdingAdjustments` (by symbol: the corporate actions a backtest applies to holdings on the same
+    /// prices, `Backtest.corporateActions`), the holding is adjusted as the portfolio's is: at the symbol's first bar
+    /// at or after an action's time (after its first bar: the holding starts at the first close), the shares are
+    /// multiplied by the split ratio and `cashPerShare` × shares is kept in cash (not reinvested), so
+    /// `Vᵢ(t) = (closeᵢ(t) · mᵢ(t) + Dᵢ(t)) / closeᵢ(first bar)` with mᵢ the product of the ratios applied so far
+    /// and Dᵢ the dividends received per original share: the true return of holding the shares.
+    public static func equalWeight(
+        _ series: [OHLCVSeries], timeline: [Int64], holdingAdjustments: [String: [HoldingAdjustment]] = [:]
+    ) -> BenchmarkSeries {
         var values = [Double](repeating: series.isEmpty ? 1 : 0, count: timeline.count)
         let share = series.isEmpty ? 0 : 1 / Double(series.count)
         for s in series {
@@ -45,10 +54,21 @@ public struct BenchmarkSeries: Sendable, Equatable {
                 for k in values.indices { values[k] += share }
                 continue
             }
+            let actions = (holdingAdjustments[s.symbol] ?? []).sorted { $0.time < $1.time }
+            // Actions at or before the first bar apply before the holding is bought.
+            var nextAction = actions.firstIndex { $0.time > s.timestamps[0] } ?? actions.count
+            var shares = 1.0, cash = 0.0
             var bar = -1
             for (k, t) in timeline.enumerated() {
-                while bar + 1 < s.count, s.timestamps[bar + 1] <= t { bar += 1 }
-                values[k] += bar < 0 ? share : share * s.close[bar] / firstClose
+                while bar + 1 < s.count, s.timestamps[bar + 1] <= t {
+                    bar += 1
+                    while nextAction < actions.count && actions[nextAction].time <= s.timestamps[bar] {
+                        shares *= actions[nextAction].shareMultiplier
+                        cash += shares * actions[nextAction].cashPerShare
+                        nextAction += 1
+                    }
+                }
+                values[k] += bar < 0 ? share : share * (actions.isEmpty ? s.close[bar] : s.close[bar] * shares + cash) / firstClose
             }
         }
         return BenchmarkSeries(name: equalWeightName, timestamps: timeline, values: values)

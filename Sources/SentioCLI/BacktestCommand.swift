@@ -140,8 +140,10 @@ struct BacktestCommand: ParsableCommand {
         let currencyReport = try translated.map { translated in
             try BacktestCurrencyReport(translated: translated, result: result, request: request, investorCurrency: currency!, fxFile: fx!)
         }
-        let benchmarkChoice: BacktestBenchmarkChoice = benchmarkSeries.map { .given($0) }
-            ?? .standard(BenchmarkSeries.equalWeight(market.series, timeline: result.timestamps))
+        // The default benchmark holds the same shares as the portfolio would: with --actions, adjusted as its holdings.
+        let equalWeight = BenchmarkSeries.equalWeight(
+            market.series, timeline: result.timestamps, holdingAdjustments: backtest.corporateActions)
+        let benchmarkChoice: BacktestBenchmarkChoice = benchmarkSeries.map { .given($0) } ?? .standard(equalWeight)
         let report = try BacktestRunReport(
             result: result, request: request, source: dataSource, fxFile: fx, currency: currencyReport, benchmark: benchmarkChoice)
         // All outputs or none: each file is written to a temporary file first; the run is saved (one store
@@ -159,7 +161,8 @@ struct BacktestCommand: ParsableCommand {
         if let path = reportPath {
             let content = BacktestReportContent(
                 result: result, statistics: report.statistics, market: market, buyLevels: buyLevels,
-                benchmark: benchmarkSeries, benchmarkStatistics: report.benchmark, warnings: report.warnings,
+                benchmark: benchmarkSeries ?? (backtest.corporateActions.isEmpty ? nil : equalWeight),
+                benchmarkStatistics: report.benchmark, warnings: report.warnings,
                 warmUpBars: try warmUpBars)
             try stage(path, BacktestReportRenderer().render(content))
         }
@@ -207,12 +210,10 @@ struct BacktestCommand: ParsableCommand {
     /// left in: its indicators would read each split as a real move.
     func holdingAdjustments(_ loaded: LoadedMarket, strategy: StrategyKind) throws -> [String: [HoldingAdjustment]] {
         let schedule = MarketFileOptions.holdingAdjustments(loaded.results, actions: loaded.actions)
-        let splitting = schedule.filter { $0.value.contains { $0.shareMultiplier != 1 } }.keys.sorted()
-        if !splitting.isEmpty && (strategy == .rsi || strategy == .sentio) {
-            throw UsageError(
-                "--strategy \(strategy.rawValue) decides on prices, and the prices of \(splitting.joined(separator: ", ")) "
-                    + "still have the splits of \(loaded.actions!.file) in them (--adjust \(marketFile.adjust.rawValue)): "
-                    + "use --adjust splits --actions \(loaded.actions!.file) (dividends still credited in cash) or --adjust total")
+        if let file = loaded.actions?.file {
+            try MarketFileOptions.refusePriceStrategyOnSplits(
+                schedule, strategy: strategy, actionsFile: file, pricesState: "--adjust \(marketFile.adjust.rawValue)",
+                advice: "use --adjust splits --actions \(file) (dividends still credited in cash) or --adjust total")
         }
         return schedule
     }

@@ -11,7 +11,7 @@ struct ImportCommand: ParsableCommand {
         abstract: "Import OHLCV CSV files into a Sentio store (one transaction per file).",
         discussion: """
             Each file is read and validated by the same reader as every other command (a bad row stops with FILE:LINE: field 'NAME' and exit code 2; that file is not imported, files before it stay imported).
-            The symbol is the file name without its extension. A file whose content was imported before is recognised by its fingerprint (XXH64 of the bytes) and changes nothing.
+            The symbol is the file name without its extension; a long-form file (a Ticker or Symbol column, many symbols in one file) is imported as one series per symbol, each in its own transaction, with the same reading rules (--adjust, --actions, --date-format, --timezone) as every other command. A file whose content was imported before is recognised by its fingerprint (XXH64 of the bytes, recorded per symbol) and changes nothing.
             Bars that overlap stored bars with different values are conflicts: reported, and the stored values are kept unless --replace.
             Instrument names (the "name" of `sentio signals --detail`): an imported symbol that has no stored name gets its built-in name (the twelve sample ETFs, e.g. TQQQ "Nasdaq 3x Bull"). --metadata FILE stores the names of a CSV file with the header symbol,name (any order and case, no other column; one row per symbol; RFC 4180 quoting) before the bars are imported; its names replace stored and built-in ones, and may name symbols whose bars come later. A metadata error (missing or unknown column, wrong cell count, empty symbol or name, a symbol listed twice) names FILE:LINE and the field, exits with 2, and imports nothing.
             """
@@ -54,6 +54,7 @@ struct ImportCommand: ParsableCommand {
         progress.begin("reading and writing", unit: "files")
         progress.update(0, of: files.count)
         var imported = 0
+        var lastFile: String?
         // The per-file lines cannot throw out of the import's callback: the first failure to write them is
         // kept and reported once the import has finished (the files are imported either way).
         var outputFailure: WriteError?
@@ -66,7 +67,11 @@ struct ImportCommand: ParsableCommand {
                     if outputFailure == nil {
                         do throws(WriteError) { try StandardOutput.write(report.description + "\n") } catch { outputFailure = error }
                     }
-                    imported += 1
+                    // A long-form file reports one series per symbol: count it once.
+                    if report.sourcePath != lastFile {
+                        lastFile = report.sourcePath
+                        imported += 1
+                    }
                     progress.update(imported, of: files.count)
                 })
         } catch {

@@ -59,6 +59,13 @@ struct LiveRunCommand: ParsableCommand {
             Configuration: the first run stores the options with the session; later runs must give the same \
             options (an error lists what differs) or --reset, which starts over with the new options and \
             replays the journaled bars.
+            Corporate actions: bars arrive unadjusted, so --adjust is auto (the default) or none. --actions FILE \
+            applies each split and dividend to the holding at its ex-date (shares x ratio, cash credited), by the \
+            backtest's step function: the same bars and actions give the backtest's results bit for bit. With \
+            --adjust auto, a bar whose move from the symbol's previous bar looks like a split (the CSV reader's \
+            split check) that no split of --actions explains is rejected (reason suspected-split, naming the \
+            dates and the ratio): add the split to --actions and restart with --reset, or restart with --adjust \
+            none --reset if the move is real. --date-format and --timezone read the rows of --follow's files.
             --follow DIR: instead of standard input, follows DIR's SYMBOL.csv files (one per symbol of the \
             universe; rows appended by any downloader, read with the CSV reader's rules), polling every \
             --poll-interval seconds, until SIGINT or SIGTERM; then the journal is flushed and the exit code is 0.
@@ -90,7 +97,10 @@ struct LiveRunCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Standard input: commit a chunk on a second thread while the next one is read and ingested (the same output; events still written only after their commit).")
     var pipelining = true
 
+    @OptionGroup(title: "Market files") var marketFile: MarketFileOptions
+
     func validate() throws {
+        try marketFile.validateBarByBar(followed: follow != nil)
         if !(stepTimeout >= 0 && stepTimeout.isFinite) { throw ValidationError("--step-timeout must be a number of seconds >= 0, got \(stepTimeout)") }
         if !(pollInterval > 0 && pollInterval <= 3600) { throw ValidationError("--poll-interval must be in (0, 3600] seconds, got \(pollInterval)") }
         if snapshotInterval < 1 { throw ValidationError("--snapshot-interval must be at least 1, got \(snapshotInterval)") }
@@ -100,8 +110,13 @@ struct LiveRunCommand: ParsableCommand {
         let database = try store.open(mode: .createIfMissing)
         let universe = try selection.list()
         var setup: LiveSessionSetup?
+        let request = try options.request
+        func configuration(_ universe: [String]) throws -> LiveConfiguration {
+            try marketFile.liveConfiguration(
+                LiveConfiguration(request: request, symbolCount: universe.count), universe: universe, strategy: request.strategy)
+        }
         if let universe {
-            setup = LiveSessionSetup(configuration: LiveConfiguration(request: try options.request, symbolCount: universe.count), universe: universe)
+            setup = LiveSessionSetup(configuration: try configuration(universe), universe: universe)
         } else if reset {
             throw ValidationError("--reset needs --symbols LIST (the universe to start over with)")
         } else {
@@ -110,8 +125,7 @@ struct LiveRunCommand: ParsableCommand {
             guard let stored else {
                 throw ValidationError("--symbols LIST is required to start a session in \(database.path)")
             }
-            setup = LiveSessionSetup(
-                configuration: LiveConfiguration(request: try options.request, symbolCount: stored.universe.count), universe: stored.universe)
+            setup = LiveSessionSetup(configuration: try configuration(stored.universe), universe: stored.universe)
         }
         let live = try JournaledLiveSession(
             database: database, setup: setup, reset: reset, snapshotInterval: snapshotInterval)
@@ -127,7 +141,7 @@ struct LiveRunCommand: ParsableCommand {
         var output = LiveEventOutput()
         var loop = LiveInputLoop(live: live, stepTimeout: stepTimeout, output: output, pipelined: pipelining)
         if let follow {
-            try loop.follow(directory: follow, pollInterval: pollInterval)
+            try loop.follow(try marketFile.followedDirectory(follow, universe: live.setup.universe), pollInterval: pollInterval)
         } else {
             try loop.readStandardInput()
         }
@@ -312,8 +326,8 @@ struct LiveInputLoop {
 
     /// Follows `directory`'s `SYMBOL.csv` files (SentioLive's `FollowedDirectory`) until SIGINT/SIGTERM: rows that
     /// are not bars become `rejected` events; notices (a truncated or replaced file) go to standard error.
-    mutating func follow(directory: String, pollInterval: Double) throws {
-        var followed = try FollowedDirectory(directory: directory, universe: live.setup.universe)
+    mutating func follow(_ directory: FollowedDirectory, pollInterval: Double) throws {
+        var followed = directory
         while liveStopRequested == 0 {
             let poll = followed.poll()
             for notice in poll.notices { printError("live: --follow: " + notice) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioLive
 
 extension PriceAdjustment: ExpressibleByArgument {}
 
@@ -55,10 +56,51 @@ struct MarketFileOptions: ParsableArguments {
     /// `--actions` and `--adjust auto`, the prices are split-adjusted by the actions (indicators must not read a
     /// split as a move).
     func analysisReadOptions(lenient: Bool = false) throws -> ReadOptions {
-        let actions = try loadActions()
+        try analysisReadOptions(lenient: lenient, actions: try loadActions())
+    }
+
+    /// ``analysisReadOptions(lenient:)`` with the actions already loaded (``loadActions()``).
+    func analysisReadOptions(lenient: Bool = false, actions: CorporateActions?) throws -> ReadOptions {
         var options = try readOptions(lenient: lenient, actions: actions)
         if actions != nil && adjust == .auto { options.adjust = .splits }
         return options
+    }
+
+    /// For a session fed bar by bar (`sentio live`, `sentio serve --follow` or `POST /api/v1/bars`): `--adjust`
+    /// must be `auto` or `none` (prices cannot be back-adjusted one bar at a time), and `--date-format`/`--timezone`
+    /// read CSV rows, so they need `followed` (`--follow DIR`).
+    /// - Throws: `ValidationError` saying which option does not apply.
+    func validateBarByBar(followed: Bool) throws {
+        if adjust == .splits || adjust == .total {
+            throw ValidationError("--adjust \(adjust.rawValue) rescales whole files; a live session gets its bars one at a time: use --adjust auto (the split check; --actions applied to holdings at each ex-date) or --adjust none")
+        }
+        if !followed && (dateFormat != nil || timezone != nil) {
+            throw ValidationError("--date-format and --timezone read the CSV rows of --follow DIR; bars of standard input or POST /api/v1/bars are NDJSON with ISO-8601 timestamps (as `sentio generate --format ndjson` writes)")
+        }
+    }
+
+    /// A live session's configuration with these options: the actions of `--actions` applied to holdings on
+    /// unadjusted prices (every action of each symbol of `universe`), and the split check unless `--adjust none`.
+    /// - Throws: as ``refusePriceStrategyOnSplits(_:strategy:actionsFile:pricesState:advice:)`` for rsi and sentio
+    ///   with splits in `--actions` (a live feed cannot be split-adjusted); the actions file's errors.
+    func liveConfiguration(_ configuration: LiveConfiguration, universe: [String], strategy: StrategyKind) throws -> LiveConfiguration {
+        var configuration = configuration
+        if let actions = try loadActions() {
+            configuration.corporateActions = actions.rawHoldingAdjustments(universe: universe)
+            try Self.refusePriceStrategyOnSplits(
+                configuration.corporateActions, strategy: strategy, actionsFile: actions.file,
+                pricesState: "live bars arrive unadjusted",
+                advice: "use --strategy buy-and-hold or dca with splits, or leave the splits out of \(actions.file) (its dividends are credited either way)")
+        }
+        configuration.splitCheck = adjust != .none
+        return configuration
+    }
+
+    /// `directory` followed with `--date-format` and `--timezone` (``FollowedDirectory``).
+    func followedDirectory(_ directory: String, universe: [String]) throws -> FollowedDirectory {
+        try FollowedDirectory(
+            directory: directory, universe: universe, dateFormat: try dateFormat.map { try DateFormat($0) },
+            timeZone: try timezone.map { try LocalTimeZone($0) })
     }
 
     /// Prints the notes and, when there is one to state, the price adjustment on standard error (for commands
@@ -81,6 +123,21 @@ struct MarketFileOptions: ParsableArguments {
         let distinct = Dictionary(grouping: stated, by: { $0.adjustment.description })
         if distinct.count == 1, stated.count == results.count { return distinct.keys.first! }
         return stated.map { "\($0.series.symbol): \($0.adjustment.description)" }.joined(separator: "; ")
+    }
+
+    /// Refuses a strategy that decides on price levels (rsi, sentio) on prices that still have splits in them (a
+    /// split of `schedule` multiplies shares): its indicators would read each split as a real move.
+    /// - Throws: `UsageError` naming the symbols, `pricesState` (why the splits are in the prices) and `advice`.
+    static func refusePriceStrategyOnSplits(
+        _ schedule: [String: [HoldingAdjustment]], strategy: StrategyKind, actionsFile: String, pricesState: String,
+        advice: String
+    ) throws {
+        let splitting = schedule.filter { $0.value.contains { $0.shareMultiplier != 1 } }.keys.sorted()
+        if !splitting.isEmpty && (strategy == .rsi || strategy == .sentio) {
+            throw UsageError(
+                "--strategy \(strategy.rawValue) decides on prices, and the prices of \(splitting.joined(separator: ", ")) "
+                    + "still have the splits of \(actionsFile) in them (\(pricesState)): \(advice)")
+        }
     }
 
     /// The holding adjustments of every series (by symbol), for the backtest and live sessions.

@@ -25,6 +25,10 @@ struct ServeCommand: ParsableCommand {
             (SYMBOL.csv files whose appended rows are read every --poll-interval seconds; a last line without its \
             line feed waits until it is complete; a truncated or replaced file is read again from its start, its \
             rows already ingested being duplicates; rows that are not bars are reported on standard error).
+            Market files: --replay reads whole files as `sentio signals` does (--adjust auto by default: total with an \
+            adjusted close column; with --actions, prices split-adjusted by the actions and dividends credited in \
+            cash; --date-format, --timezone). --follow and POST /api/v1/bars get bars one at a time, as `sentio live`: \
+            --adjust auto (the split check, bar by bar) or none, --actions applied to holdings at each ex-date.
             """)
 
     @OptionGroup var store: StoreOptions
@@ -84,6 +88,8 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("public-url"), help: ArgumentHelp("The server's public base URL, the start of password-reset links (default: http://HOST:PORT).", valueName: "URL"))
     var publicURL: String?
 
+    @OptionGroup(title: "Market files") var marketFile: MarketFileOptions
+
     @Option(help: ArgumentHelp("Crypto holdings CSV (symbol,name,amount) for GET /api/crypto and the dashboard, valued at the funds' latest as-of date; needs --funds and --prices (default: none, no holdings).", valueName: "FILE"))
     var holdings: String?
 
@@ -103,6 +109,8 @@ struct ServeCommand: ParsableCommand {
         if replay != nil && follow != nil {
             throw ValidationError("--follow and --replay are mutually exclusive: bars come from a replay of DIR or from following DIR's files, not both")
         }
+        // --replay reads whole files (every --adjust mode, as `sentio signals`); other bars arrive one at a time.
+        if replay == nil { try marketFile.validateBarByBar(followed: follow != nil) }
         if !(pollInterval > 0 && pollInterval <= 3600) { throw ValidationError("--poll-interval must be in (0, 3600] seconds, got \(pollInterval)") }
         if !(stepTimeout >= 0 && stepTimeout.isFinite) { throw ValidationError("--step-timeout must be a number of seconds >= 0, got \(stepTimeout)") }
         if fundMetadata != nil && funds == nil { throw ValidationError("--fund-metadata needs --funds") }
@@ -129,7 +137,14 @@ struct ServeCommand: ParsableCommand {
             throw UsageError("SENTIO_JWT_SECRET must be at least 32 bytes for HS256, got \(secret.utf8.count)")
         }
 
-        let feed = try replay.map { try ReplayFeed(directory: $0, stepsPerSecond: speed == "max" ? nil : Double(speed)) }
+        // --replay: whole files, read as `sentio signals` reads them (with --actions and --adjust auto, prices
+        // split-adjusted by the actions and the dividends credited per adjusted share).
+        let actions = try marketFile.loadActions()
+        let replayed = try replay.map { directory in
+            try OHLCVReader.readAllWithReports(paths: [directory], options: try marketFile.analysisReadOptions(actions: actions))
+        }
+        if let replayed { MarketFileOptions.printNotesAndStatement(replayed) }
+        let feed = replayed.map { ReplayFeed(series: $0.map(\.series), stepsPerSecond: speed == "max" ? nil : Double(speed)) }
         let database = try store.open(mode: .createIfMissing)
         if let follow { _ = try FollowedDirectory(directory: follow, universe: []) }  // a missing directory is exit 2 now
         // The universe: --symbols, else the replay's symbols, else the stored session's, else the followed files'.
@@ -140,7 +155,21 @@ struct ServeCommand: ParsableCommand {
         guard let universe, !universe.isEmpty else {
             throw UsageError("no symbol to serve: give --replay DIR, --follow DIR (with CSV files) or --symbols LIST to start a session in \(database.path)")
         }
-        let setup = LiveSessionSetup(configuration: LiveConfiguration(request: try live.request, symbolCount: universe.count), universe: universe)
+        let request = try live.request
+        var configuration = LiveConfiguration(request: request, symbolCount: universe.count)
+        if let replayed {
+            configuration.corporateActions = MarketFileOptions.holdingAdjustments(replayed, actions: actions)
+            configuration.splitCheck = marketFile.adjust != .none
+            if let file = actions?.file {
+                try MarketFileOptions.refusePriceStrategyOnSplits(
+                    configuration.corporateActions, strategy: request.strategy, actionsFile: file,
+                    pricesState: "--adjust \(marketFile.adjust.rawValue)",
+                    advice: "use --adjust auto or splits with --actions \(file) (dividends still credited in cash)")
+            }
+        } else {
+            configuration = try marketFile.liveConfiguration(configuration, universe: universe, strategy: request.strategy)
+        }
+        let setup = LiveSessionSetup(configuration: configuration, universe: universe)
         if let mailDirectory {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: mailDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -156,7 +185,7 @@ struct ServeCommand: ParsableCommand {
         logger.logLevel = .warning
         let followFeed = try follow.map { directory in
             FollowFeed(
-                directory: try FollowedDirectory(directory: directory, universe: backend.universe), pollInterval: pollInterval,
+                directory: try marketFile.followedDirectory(directory, universe: backend.universe), pollInterval: pollInterval,
                 report: { FileHandle.standardError.write(Data("sentio serve: --follow: \($0)\n".utf8)) })
         }
         let server = SentioHTTPServer(

@@ -141,8 +141,7 @@ public enum CSVError: UserInputError, Equatable, Sendable {
             return "\(file):\(line): \(subject)from \(previousDate) (line \(previousLine)) to \(date) the close moves by a factor "
                 + "\(shortNumber(1 / closeRatio)) and the open gaps by \(shortNumber(1 / openRatio)): this looks like a "
                 + "\(ratio) split on unadjusted prices, which would read as a \(shortNumber((1 / closeRatio - 1) * 100))% "
-                + "move. Use a file with an adjusted close column (--adjust total), or list the split with --actions FILE "
-                + "(symbol,date,split_ratio,cash_dividend), or pass --adjust none if the move is real"
+                + "move. " + PriceAdjustment.suspectedSplitAdvice
         case .adjustment(let file, let line, let message):
             return "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
         }

@@ -147,16 +147,32 @@ public struct CorporateActions: Sendable, Equatable {
     /// Whether any action of the file splits shares.
     public var hasSplits: Bool { actions.contains { $0.splitRatio != 1 } }
 
+    /// Every action of `symbol` as the portfolio applies it to a holding on prices as they arrive (unadjusted):
+    /// shares × ratio and the dividend per share, at the ex-date. What a live session schedules (its bars cannot be
+    /// back-adjusted).
+    public func rawHoldingAdjustments(for symbol: String) -> [HoldingAdjustment] {
+        actions(for: symbol).map { HoldingAdjustment(time: $0.date, shareMultiplier: $0.splitRatio, cashPerShare: $0.cashDividend) }
+    }
+
+    /// ``rawHoldingAdjustments(for:)`` of each symbol of `universe` that has actions, by symbol (as the universe
+    /// spells it).
+    public func rawHoldingAdjustments(universe: [String]) -> [String: [HoldingAdjustment]] {
+        var out: [String: [HoldingAdjustment]] = [:]
+        for symbol in universe {
+            let list = rawHoldingAdjustments(for: symbol)
+            if !list.isEmpty { out[symbol] = list }
+        }
+        return out
+    }
+
     /// What the portfolio applies to a holding of `series` read with `adjustment` (see ``PriceAdjustment``):
     /// prices as in the file: every action as written; split-adjusted prices: no share change, and each dividend
     /// divided by the product of the ratios of the later splits (the prices' basis); total-return prices: nothing
     /// (the dividends are in the prices). Actions after the series' last bar are left out.
     public func holdingAdjustments(for series: OHLCVSeries, adjustment: AppliedAdjustment) -> [HoldingAdjustment] {
         guard adjustment.mode != .total, let last = series.timestamps.last else { return [] }
+        if adjustment.mode == .none { return rawHoldingAdjustments(for: series.symbol).filter { $0.time <= last } }
         let own = actions(for: series.symbol).filter { $0.date <= last }
-        if adjustment.mode == .none {
-            return own.map { HoldingAdjustment(time: $0.date, shareMultiplier: $0.splitRatio, cashPerShare: $0.cashDividend) }
-        }
         // Split-adjusted prices: a dividend on date d is paid per raw share of d; the price basis divides shares
         // of d by the splits after d.
         var out: [HoldingAdjustment] = []

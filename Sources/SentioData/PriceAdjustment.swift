@@ -37,6 +37,42 @@ public enum PriceAdjustment: String, Sendable, Equatable, CaseIterable {
         return pairs.first { abs($0.0 / r - 1) < 1e-9 }?.1 ?? String(format: "%.6g-for-1", r)
     }
 
+    /// The split ratio a bar-to-bar move looks like (the split check's rule, see ``PriceAdjustment``), or `nil`:
+    /// r among ``splitRatios`` with the previous close over the close and the previous close over the open both
+    /// within 10 % of r and one of them within 1 %.
+    ///
+    /// - Parameters:
+    ///   - previousClose: the close of the symbol's previous bar.
+    ///   - open: this bar's open.
+    ///   - close: this bar's close.
+    /// - Returns: the ratio (new shares per old share), `nil` for a move no split explains.
+    @inlinable
+    public static func suspectedSplitRatio(previousClose: Double, open: Double, close: Double) -> Double? {
+        let closeRatio = previousClose / close, openRatio = previousClose / open
+        // Fast reject: no split ratio is within 10 % of a move below 1.35x either way.
+        if closeRatio < 1.35 && closeRatio > 1 / 1.35 && openRatio < 1.35 && openRatio > 1 / 1.35 { return nil }
+        return matchingSplitRatio(closeRatio: closeRatio, openRatio: openRatio)
+    }
+
+    @usableFromInline
+    static func matchingSplitRatio(closeRatio: Double, openRatio: Double) -> Double? {
+        for r in splitRatios {
+            let cm = abs(closeRatio / r - 1), om = abs(openRatio / r - 1)
+            if (cm <= 0.01 && om <= 0.1) || (om <= 0.01 && cm <= 0.1) { return r }
+        }
+        return nil
+    }
+
+    /// The advice of a suspected split's message: the ways to proceed.
+    public static let suspectedSplitAdvice = "Use a file with an adjusted close column (--adjust total), or list the split with --actions FILE "
+        + "(symbol,date,split_ratio,cash_dividend), or pass --adjust none if the move is real"
+
+    /// `YYYY-MM-DD` for a midnight, the full ISO-8601 time otherwise (how messages name a bar's date).
+    public static func shortDate(_ t: Int64) -> String {
+        let text = iso8601(epochSeconds: t)
+        return text.hasSuffix("T00:00:00Z") ? String(text.prefix(10)) : text
+    }
+
     /// The split ratio `jump` is within `tolerance` of, or `nil`.
     public static func nearestSplitRatio(_ jump: Double, tolerance: Double) -> Double? {
         guard jump.isFinite, jump > 0 else { return nil }
@@ -225,26 +261,12 @@ enum PriceAdjuster {
         let n = c.count
         guard n >= 2 else { return }
         for i in 1..<n {
-            let closeRatio = c[i - 1] / c[i], openRatio = c[i - 1] / o[i]
-            // Fast reject: no split ratio is within 10 % of a move below 1.35x either way.
-            if closeRatio < 1.35 && closeRatio > 1 / 1.35 && openRatio < 1.35 && openRatio > 1 / 1.35 { continue }
-            var match: Double?
-            for r in PriceAdjustment.splitRatios {
-                let cm = abs(closeRatio / r - 1), om = abs(openRatio / r - 1)
-                if (cm <= 0.01 && om <= 0.1) || (om <= 0.01 && cm <= 0.1) { match = r; break }
-            }
-            guard let r = match else { continue }
+            guard let r = PriceAdjustment.suspectedSplitRatio(previousClose: c[i - 1], open: o[i], close: c[i]) else { continue }
             if explained.contains(where: { $0.splitRatio != 1 && $0.date > t[i - 1] && $0.date <= t[i] }) { continue }
             throw .suspectedSplit(
                 file: file, line: lineOf(i), symbol: series.symbol, previousLine: lineOf(i - 1),
-                previousDate: shortDate(t[i - 1]), date: shortDate(t[i]), ratio: PriceAdjustment.name(ofRatio: r),
-                closeRatio: closeRatio, openRatio: openRatio)
+                previousDate: PriceAdjustment.shortDate(t[i - 1]), date: PriceAdjustment.shortDate(t[i]), ratio: PriceAdjustment.name(ofRatio: r),
+                closeRatio: c[i - 1] / c[i], openRatio: c[i - 1] / o[i])
         }
-    }
-
-    /// `YYYY-MM-DD` for a midnight, the full ISO-8601 time otherwise.
-    static func shortDate(_ t: Int64) -> String {
-        let text = iso8601(epochSeconds: t)
-        return text.hasSuffix("T00:00:00Z") ? String(text.prefix(10)) : text
     }
 }

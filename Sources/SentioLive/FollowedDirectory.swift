@@ -69,6 +69,9 @@ public struct FollowedDirectory: Sendable {
     public let directory: String
     /// The symbols whose files are read, in universe order (the tie-break of bars with equal timestamps).
     public let universe: [String]
+    /// How rows are read: the date form (`--date-format`) and the zone of wall-clock times (`--timezone`); prices are
+    /// always as they arrive (a growing file cannot be back-adjusted: ``PriceAdjustment/none``).
+    public let readOptions: ReadOptions
     private var files: [String: FileState] = [:]
     private var unreadable: Set<String> = []
     private let rank: [String: Int]
@@ -76,14 +79,20 @@ public struct FollowedDirectory: Sendable {
     /// - Parameters:
     ///   - directory: the directory holding the `SYMBOL.csv` files.
     ///   - universe: the symbols to read (other files are ignored).
+    ///   - dateFormat: the pattern of the timestamp column (`nil`: the reader's built-in forms, or a form detected
+    ///     from the row itself; a row both month/day and day/month could be is an error asking for a pattern).
+    ///   - timeZone: the zone of timestamps written with a time of day and no offset (`nil`: UTC).
     /// - Throws: ``FollowError/notADirectory(_:)`` when `directory` does not exist or is not a directory.
-    public init(directory: String, universe: [String]) throws(FollowError) {
+    public init(
+        directory: String, universe: [String], dateFormat: DateFormat? = nil, timeZone: LocalTimeZone? = nil
+    ) throws(FollowError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .notADirectory(directory)
         }
         self.directory = directory
         self.universe = universe
+        readOptions = ReadOptions(dateFormat: dateFormat, timeZone: timeZone, adjust: .none)
         var rank: [String: Int] = [:]
         for (k, s) in universe.enumerated() where rank[s] == nil { rank[s] = k }
         self.rank = rank
@@ -176,8 +185,7 @@ public struct FollowedDirectory: Sendable {
                 do {
                     // The CSV reader's own rules, on the header and this one row. Prices as they arrive: a growing
                     // file cannot be back-adjusted (an adjusted close column is not used).
-                    let parsed = try OHLCVReader.parse(
-                        text: header + "\n" + line, file: path, symbol: symbol, options: ReadOptions(adjust: .none))
+                    let parsed = try OHLCVReader.parse(text: header + "\n" + line, file: path, symbol: symbol, options: readOptions)
                     if parsed.series.count == 1 {
                         arrived.append((arrived.count, FeedBar(symbol: symbol, bar: parsed.series[bar: 0])))
                     }

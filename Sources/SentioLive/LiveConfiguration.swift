@@ -1,5 +1,6 @@
 import SentioBacktest
 import SentioCore
+import SentioData
 import SentioSignals
 
 /// The strategy of a live session: the same four strategies, with the same parameters, as `sentio backtest`.
@@ -40,12 +41,25 @@ public struct LiveConfiguration: Sendable, Equatable {
     public var strategy: LiveStrategy
     public var backtest: BacktestConfiguration
     public var signalModel: SignalModelConfig
+    /// Corporate actions applied to holdings at their ex-dates, by symbol of the universe (`sentio live --actions`):
+    /// the bars arrive unadjusted, so at the first bar of a symbol at or after an action's time its shares are
+    /// multiplied by the split ratio and the dividend is credited in cash, by the backtest's own step function
+    /// (`Backtest.corporateActions`, `SteppedSimulation.scheduleCorporateActions`). Empty: none.
+    public var corporateActions: [String: [HoldingAdjustment]]
+    /// The split check of the OHLCV reader applied bar by bar (`sentio live --adjust auto`, the default): a bar whose
+    /// move from the symbol's previous bar looks like a split (``PriceAdjustment/suspectedSplitRatio(previousClose:open:close:)``)
+    /// that no split of ``corporateActions`` explains is rejected (`suspected-split`). `false`: every move is taken
+    /// as real (`--adjust none`).
+    public var splitCheck: Bool
 
     public init(strategy: LiveStrategy, backtest: BacktestConfiguration = BacktestConfiguration(),
-                signalModel: SignalModelConfig = SignalModelConfig()) {
+                signalModel: SignalModelConfig = SignalModelConfig(),
+                corporateActions: [String: [HoldingAdjustment]] = [:], splitCheck: Bool = true) {
         self.strategy = strategy
         self.backtest = backtest
         self.signalModel = signalModel
+        self.corporateActions = corporateActions
+        self.splitCheck = splitCheck
     }
 
     /// The session a backtest request describes for a universe of `symbolCount` symbols: the very configuration
@@ -139,6 +153,40 @@ public struct LiveConfiguration: Sendable, Equatable {
             ("signalModel.strongConfidence", m.strongConfidence.description),
             ("signalModel.moderateConfidence", m.moderateConfidence.description),
         ]
+        out += [("splitCheck", splitCheck ? "on" : "off"), ("corporateActions", Self.text(of: corporateActions))]
+        return out
+    }
+
+    /// The settings stored with a session: ``settings`` without those at their default (`splitCheck` on, no
+    /// `corporateActions`), so a session that does not use them stores exactly what it stored before they existed.
+    static let optionalDefaults: [String: String] = ["splitCheck": "on", "corporateActions": "(none)"]
+
+    /// The actions as one setting: `SYMBOL DATE split=RATIO dividend=CASH` per action, `; ` between them, by symbol
+    /// then time (dates as ``PriceAdjustment/shortDate(_:)``; numbers in Swift's shortest round-trip form, so the
+    /// text reads back to the same bits); `(none)` for none.
+    static func text(of actions: [String: [HoldingAdjustment]]) -> String {
+        var parts: [String] = []
+        for symbol in actions.keys.sorted() {
+            for a in actions[symbol]!.sorted(by: { $0.time < $1.time }) {
+                parts.append("\(symbol) \(PriceAdjustment.shortDate(a.time)) split=\(a.shareMultiplier) dividend=\(a.cashPerShare)")
+            }
+        }
+        return parts.isEmpty ? "(none)" : parts.joined(separator: "; ")
+    }
+
+    /// Reads ``text(of:)`` back; `nil` for text it did not write.
+    static func actions(fromText text: String) -> [String: [HoldingAdjustment]]? {
+        if text == "(none)" { return [:] }
+        var out: [String: [HoldingAdjustment]] = [:]
+        for part in text.split(separator: "; ", omittingEmptySubsequences: false) {
+            let fields = part.split(separator: " ")
+            guard fields.count >= 4, fields[fields.count - 2].hasPrefix("split="), fields[fields.count - 1].hasPrefix("dividend="),
+                  case .success(let time) = TimestampParser.parse(fields[fields.count - 3]),
+                  let ratio = Double(fields[fields.count - 2].dropFirst(6)),
+                  let dividend = Double(fields[fields.count - 1].dropFirst(9)) else { return nil }
+            let symbol = fields[0..<(fields.count - 3)].joined(separator: " ")
+            out[symbol, default: []].append(HoldingAdjustment(time: time, shareMultiplier: ratio, cashPerShare: dividend))
+        }
         return out
     }
 
@@ -165,7 +213,7 @@ extension LiveConfiguration: Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         var pairs: [String: String] = [:]
-        for (k, v) in settings where !k.hasPrefix("signalModel.") { pairs[k] = v }
+        for (k, v) in settings where !k.hasPrefix("signalModel.") && Self.optionalDefaults[k] != v { pairs[k] = v }
         try c.encode(pairs, forKey: .settings)
         try c.encode(signalModel, forKey: .signalModel)
     }
@@ -227,6 +275,10 @@ extension LiveConfiguration: Codable {
             sizing: sizing, fractionalShares: try text("fractionalShares") == "true",
             stopLossPercent: try optionalNumber("stopLossPercent"), takeProfitPercent: try optionalNumber("takeProfitPercent"),
             stopReference: reference)
-        self.init(strategy: strategy, backtest: backtest, signalModel: model)
+        guard let actions = Self.actions(fromText: s["corporateActions"] ?? "(none)") else {
+            throw DecodingError.dataCorruptedError(forKey: .settings, in: c, debugDescription: "setting corporateActions cannot be read")
+        }
+        self.init(strategy: strategy, backtest: backtest, signalModel: model, corporateActions: actions,
+                  splitCheck: (s["splitCheck"] ?? "on") != "off")
     }
 }

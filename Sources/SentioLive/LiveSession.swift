@@ -2,6 +2,7 @@ import Foundation
 import SentioAPI
 import SentioBacktest
 import SentioCore
+import SentioData
 import SentioSignals
 
 /// One bar as a live feed delivers it.
@@ -66,6 +67,12 @@ public enum LiveBarRejection: Sendable, Equatable, CustomStringConvertible {
     /// The bar breaks the OHLCV reader's rules (``LiveBar/validationProblem``): `field` is `open`, `high`,
     /// `low`, `close` or `volume`.
     case invalid(field: String, message: String)
+    /// With the split check on (``LiveConfiguration/splitCheck``): the move from the symbol's previous accepted bar
+    /// `previous` looks like a split of `ratio` (new shares per old share; the OHLCV reader's rule,
+    /// `PriceAdjustment.suspectedSplitRatio`) and no split of ``LiveConfiguration/corporateActions`` falls after
+    /// `previous` and at or before this bar. Every later bar of the symbol at the new price level is refused the same
+    /// way until the session is restarted with the split in `--actions` (or with `--adjust none`).
+    case suspectedSplit(previous: Bar, ratio: Double)
 
     /// The `reason` code of the `rejected` event (`LiveRejectedEvent`).
     public var code: String {
@@ -74,6 +81,7 @@ public enum LiveBarRejection: Sendable, Equatable, CustomStringConvertible {
         case .conflicting: "conflicting-bar"
         case .late: "late-bar"
         case .invalid: "invalid-bar"
+        case .suspectedSplit: "suspected-split"
         }
     }
 
@@ -84,6 +92,12 @@ public enum LiveBarRejection: Sendable, Equatable, CustomStringConvertible {
             "a different bar of this symbol and time was already accepted (open \(e.open), high \(e.high), low \(e.low), close \(e.close), volume \(e.volume))"
         case .late(let t): "older than the session's current step \(iso8601(epochSeconds: t))"
         case .invalid(_, let message): message
+        case let .suspectedSplit(previous, ratio):
+            "from \(PriceAdjustment.shortDate(previous.timestamp)) (close \(previous.close)) to this bar the move looks like a "
+                + "\(PriceAdjustment.name(ofRatio: ratio)) split on unadjusted prices, and no action of the session explains it. "
+                + "If it is a split: add it to the corporate actions file (symbol,date,split_ratio,cash_dividend) and restart "
+                + "with --actions FILE --reset (the journaled bars are kept and replayed), then send this bar again; if the "
+                + "move is real: restart with --adjust none --reset"
         }
     }
 }
@@ -205,6 +219,7 @@ public final class LiveSession {
         simulation = try SteppedSimulation(
             configuration: configuration.backtest, strategy: configuration.strategy.streaming, symbols: universe,
             signalModel: configuration.signalModel)
+        simulation.scheduleCorporateActions(configuration.corporateActions)
         var index: [String: Int] = [:]
         for (i, s) in universe.enumerated() { index[s] = i }
         self.index = index
@@ -233,6 +248,8 @@ public final class LiveSession {
         simulation = try SteppedSimulation(
             configuration: configuration.backtest, strategy: configuration.strategy.streaming, symbols: universe,
             signalModel: configuration.signalModel, state: snapshot.simulation)
+        // The state keeps how far each symbol's actions were applied.
+        simulation.scheduleCorporateActions(configuration.corporateActions)
         var index: [String: Int] = [:]
         for (i, s) in universe.enumerated() { index[s] = i }
         self.index = index
@@ -304,6 +321,7 @@ public final class LiveSession {
         if let (field, message) = bar.validationProblem { return reject(bar, .invalid(field: field, message: message)) }
         let t = bar.timestamp
         var completed = 0
+        var completesPending = false
         if let p = pendingTime {
             if t == p {
                 if simulation.hasBar(s) { return same(bar, pendingBars[s]) }
@@ -311,12 +329,20 @@ public final class LiveSession {
                 if let last = lastBars[s], last.timestamp == t { return same(bar, last) }
                 return reject(bar, .late(currentStep: p))
             } else {
-                completePendingStep()
-                completed += 1
+                completesPending = true
             }
         } else if let last = simulation.lastStepTime, t <= last {
             if let mine = lastBars[s], mine.timestamp == t { return same(bar, mine) }
             return reject(bar, .late(currentStep: last))
+        }
+        if configuration.splitCheck {
+            // The symbol's previous accepted bar: in the pending step when this bar completes it, else the last completed.
+            let previous = completesPending && simulation.hasBar(s) ? pendingBars[s] : lastBars[s]
+            if let previous, let rejection = splitRejection(s, bar, previous: previous) { return reject(bar, rejection) }
+        }
+        if completesPending {
+            completePendingStep()
+            completed += 1
         }
         // Accepted into the step at `t`.
         pendingTime = t
@@ -349,6 +375,18 @@ public final class LiveSession {
         guard let s = index[symbol] else { return nil }
         lastSymbolIndex = s
         return s
+    }
+
+    /// The split check (``LiveConfiguration/splitCheck``) of `bar` of symbol `s` after `previous`: a
+    /// `suspectedSplit` rejection, or `nil` when the move does not look like a split or a scheduled split explains it.
+    @inline(__always)
+    private func splitRejection(_ s: Int, _ bar: LiveBar, previous: Bar) -> LiveBarRejection? {
+        guard let ratio = PriceAdjustment.suspectedSplitRatio(previousClose: previous.close, open: bar.open, close: bar.close)
+        else { return nil }
+        let explained = configuration.corporateActions[universe[s]]?.contains {
+            $0.shareMultiplier != 1 && $0.time > previous.timestamp && $0.time <= bar.timestamp
+        } ?? false
+        return explained ? nil : .suspectedSplit(previous: previous, ratio: ratio)
     }
 
     private func same(_ bar: LiveBar, _ existing: Bar) -> LiveIngestOutcome {

@@ -14,7 +14,7 @@ public struct IngestBarStatus: Codable, Sendable, Equatable {
     public var index: Int
     /// `accepted`, `duplicate` or `rejected`.
     public var status: String
-    /// The rejection code (`unknown-symbol`, `invalid-bar`, `late-bar`, `conflicting-bar`); absent otherwise.
+    /// The rejection code (`unknown-symbol`, `invalid-bar`, `late-bar`, `conflicting-bar`, `suspected-split`); absent otherwise.
     public var reason: String?
     /// Why it was rejected; absent otherwise.
     public var message: String?

@@ -172,4 +172,32 @@ import Glibc
         #expect(throws: FollowError.notADirectory(missing)) { try FollowedDirectory(directory: missing, universe: ["A"]) }
         #expect(FollowError.notADirectory(missing).description == "--follow \(missing): no such directory")
     }
+
+    /// `--date-format` and `--timezone` (issue 28) for followed rows: M/D/YYYY rows read with the pattern; without it
+    /// a row both readings fit is an error asking for `--date-format` (never a guess); wall-clock times of the
+    /// zone are converted to UTC with its DST offset.
+    @Test func dateFormatAndTimeZoneOfFollowedRows() throws {
+        let dir = try temporaryDirectory("follow-date-format")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rows = "Date,Open,High,Low,Close,Volume\n1/4/1999,10,11,9,10.5,100\n1/5/1999,10.5,11,10,10.8,120\n"
+        try append(Array(rows.utf8), to: dir.appendingPathComponent("AAA.csv"))
+        var pattern = try FollowedDirectory(directory: dir.path, universe: ["AAA"], dateFormat: try DateFormat("%m/%d/%Y"))
+        let read = pattern.poll()
+        #expect(read.rowErrors.isEmpty, "\(read.rowErrors)")
+        #expect(read.bars.map { iso8601(epochSeconds: $0.bar.timestamp) } == ["1999-01-04T00:00:00Z", "1999-01-05T00:00:00Z"])
+        var guessing = try FollowedDirectory(directory: dir.path, universe: ["AAA"])
+        let refused = guessing.poll()
+        #expect(refused.bars.isEmpty)
+        #expect(refused.rowErrors.count == 2 && refused.rowErrors.allSatisfy { $0.message.contains("--date-format") }, "\(refused.rowErrors)")
+
+        let zoned = try temporaryDirectory("follow-time-zone")
+        defer { try? FileManager.default.removeItem(at: zoned) }
+        let local = "timestamp,open,high,low,close,volume\n2024-01-02 09:30:00,10,11,9,10.5,100\n2024-07-01 09:30:00,10,11,9,10.5,100\n"
+        try append(Array(local.utf8), to: zoned.appendingPathComponent("AAA.csv"))
+        var newYork = try FollowedDirectory(
+            directory: zoned.path, universe: ["AAA"], timeZone: try LocalTimeZone("America/New_York"))
+        let zonedRead = newYork.poll()
+        #expect(zonedRead.rowErrors.isEmpty, "\(zonedRead.rowErrors)")
+        #expect(zonedRead.bars.map { iso8601(epochSeconds: $0.bar.timestamp) } == ["2024-01-02T14:30:00Z", "2024-07-01T13:30:00Z"])
+    }
 }

@@ -28,10 +28,13 @@ func appendText(_ text: String, to url: URL) throws {
     try handle.close()
 }
 
-/// Daily bars after the sample's last day for the test symbols: a seeded random walk of valid OHLCV bars.
-func syntheticSteps(after last: Int64, count: Int, seed: UInt64) -> [[FeedBar]] {
+/// Daily bars after the sample's last day for the test symbols: a seeded random walk of valid OHLCV bars starting at
+/// `closes` (the step they follow, in `testSymbols` order), so the first bar does not gap as a split would (a live
+/// session rejects a move that looks like a split, `suspected-split`).
+func syntheticSteps(after step: [FeedBar], count: Int, seed: UInt64) -> [[FeedBar]] {
     var rng = SplitMix64(seed: seed)
-    var prices = [10.0, 40.0]
+    let last = step[0].bar.timestamp
+    var prices = testSymbols.map { symbol in step.first { $0.symbol == symbol }!.bar.close }
     return (1...count).map { k in
         testSymbols.enumerated().map { i, symbol in
             let open = prices[i]
@@ -115,7 +118,7 @@ struct FollowAndAbuseTests {
         // The rest of the old rows again, then a new day in both files: once the new bars are accepted, every
         // row before them was read (file order), and all of those were duplicates.
         try appendText(lines[tqqq][101...].joined(), to: files[tqqq])
-        let next = syntheticSteps(after: steps.last![0].bar.timestamp, count: 1, seed: 7)[0]
+        let next = syntheticSteps(after: steps.last!, count: 1, seed: 7)[0]
         for bar in next {
             let b = bar.bar
             try appendText("\(iso8601(epochSeconds: b.timestamp)),\(b.open),\(b.high),\(b.low),\(b.close),\(b.volume)\n",
@@ -224,8 +227,7 @@ struct FollowAndAbuseTests {
         try await eventually("both clients subscribed") { h.server.hub.clientCount == 2 }
         #expect(try await h.metric("sentio_websocket_clients") == 2)
 
-        let last = try sampleSteps()[479][0].bar.timestamp
-        let steps = syntheticSteps(after: last, count: 8_000, seed: 0x510_C11E)
+        let steps = syntheticSteps(after: try sampleSteps()[479], count: 8_000, seed: 0x510_C11E)
         var sent = 0
         // 24 steps (48 messages) per POST, then the normal client catches up: it never falls 64 behind.
         while h.server.hub.clientCount == 2 && sent < steps.count {
