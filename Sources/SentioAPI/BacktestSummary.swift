@@ -27,6 +27,7 @@ import SentioSignals
 /// lists signs of a degenerate run (``BacktestSummaryWarning``; `[]` when none).
 /// A non-finite value anywhere is an error (``APIContractError`` when building, ``APIEncodingError`` when
 /// encoding), never `null`.
+@dynamicMemberLookup
 public struct BacktestSummary: Sendable, Equatable, Codable {
     /// The strategy's name (`sentio`, `rsi`, `buy-and-hold`, `dca`).
     public var strategy: String
@@ -36,40 +37,11 @@ public struct BacktestSummary: Sendable, Equatable, Codable {
     public var end: APITimestamp
     /// Timeline steps.
     public var bars: Int
-    public var initialCapital: Double
-    /// Deposits (DCA); 0 otherwise.
-    public var totalContributions: Double
-    public var finalEquity: Double
-    public var finalCash: Double
-    /// `100 × (finalEquity − initialCapital − totalContributions) / (initialCapital + totalContributions)`.
-    public var totalReturnPercent: Double
-    public var timeWeightedReturnPercent: Double
-    /// Percent a year (XIRR, Actual/365 Fixed).
-    public var moneyWeightedReturnPercent: Double?
-    public var cagrPercent: Double?
-    public var annualizedVolatilityPercent: Double?
-    public var sharpeRatio: Double?
-    public var sortinoRatio: Double?
-    public var calmarRatio: Double?
-    /// ≤ 0.
-    public var maxDrawdownPercent: Double
-    public var maxDrawdownDurationBars: Int
-    public var maxDrawdownDurationDays: Double
-    /// Closed trades.
-    public var tradeCount: Int
-    public var openPositionCount: Int
-    public var winRatePercent: Double?
-    public var profitFactor: Double?
-    public var averageTradePercent: Double?
-    public var bestTradePercent: Double?
-    public var worstTradePercent: Double?
-    public var averageHoldingBars: Double?
-    public var averageHoldingDays: Double?
-    public var exposurePercent: Double
-    public var commissionsPaid: Double
-    public var sqn: Double?
-    public var orderCount: Int
-    public var rejectedOrderCount: Int
+    /// The run's figures, written as fields of the summary itself, between `bars` and `rejectionsByReason`, under
+    /// their own names and in their order (SentioBacktest's `PerformanceStatistics`, which defines each one:
+    /// `initialCapital`, `totalContributions`, `finalEquity`, `finalCash`, `totalReturnPercent`, … `orderCount`,
+    /// `rejectedOrderCount`). Read them as properties of the summary (`summary.sharpeRatio`).
+    public var statistics: PerformanceStatistics
     /// Rejected orders per reason (`insufficient-cash`, …), keys sorted; `{}` when none.
     public var rejectionsByReason: RejectionCounts
     public var openPositions: [BacktestOpenPosition]
@@ -78,6 +50,53 @@ public struct BacktestSummary: Sendable, Equatable, Codable {
     public var warnings: [BacktestSummaryWarning]
     public var config: BacktestRunConfig
     public var conventions: BacktestConventions
+
+    /// A figure of ``statistics`` (`summary.finalEquity`).
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<PerformanceStatistics, Value>) -> Value {
+        get { statistics[keyPath: keyPath] }
+        set { statistics[keyPath: keyPath] = newValue }
+    }
+
+    /// The summary's own keys; the figures' keys are ``statistics``' (written flat between `bars` and
+    /// `rejectionsByReason`).
+    enum CodingKeys: String, CodingKey {
+        case strategy, symbols, start, end, bars, rejectionsByReason, openPositions, currency, benchmark, warnings, config
+        case conventions
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        strategy = try c.decode(String.self, forKey: .strategy)
+        symbols = try c.decode([String].self, forKey: .symbols)
+        start = try c.decode(APITimestamp.self, forKey: .start)
+        end = try c.decode(APITimestamp.self, forKey: .end)
+        bars = try c.decode(Int.self, forKey: .bars)
+        statistics = try PerformanceStatistics(from: decoder)
+        rejectionsByReason = try c.decode(RejectionCounts.self, forKey: .rejectionsByReason)
+        openPositions = try c.decode([BacktestOpenPosition].self, forKey: .openPositions)
+        currency = try c.decodeIfPresent(BacktestCurrencySummary.self, forKey: .currency)
+        benchmark = try c.decodeIfPresent(BacktestBenchmarkSummary.self, forKey: .benchmark)
+        warnings = try c.decode([BacktestSummaryWarning].self, forKey: .warnings)
+        config = try c.decode(BacktestRunConfig.self, forKey: .config)
+        conventions = try c.decode(BacktestConventions.self, forKey: .conventions)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(strategy, forKey: .strategy)
+        try c.encode(symbols, forKey: .symbols)
+        try c.encode(start, forKey: .start)
+        try c.encode(end, forKey: .end)
+        try c.encode(bars, forKey: .bars)
+        try statistics.encode(to: encoder)
+        try c.encode(rejectionsByReason, forKey: .rejectionsByReason)
+        try c.encode(openPositions, forKey: .openPositions)
+        try c.encodeIfPresent(currency, forKey: .currency)
+        try c.encodeIfPresent(benchmark, forKey: .benchmark)
+        try c.encode(warnings, forKey: .warnings)
+        try c.encode(config, forKey: .config)
+        try c.encode(conventions, forKey: .conventions)
+    }
 }
 
 /// The run against a benchmark (the `benchmark` object of ``BacktestSummary``), on the timestamps both series
@@ -336,49 +355,27 @@ extension BacktestSummary {
         guard let first = result.timestamps.first, let last = result.timestamps.last else {
             throw APIContractError(subject: "backtest", field: "start", message: "the backtest has no steps")
         }
-        let s = statistics
         var rejections = [String: Int]()
         for o in result.orders { if let r = o.rejection { rejections[r.rawValue, default: 0] += 1 } }
-        self.init(
-            strategy: result.strategyName, symbols: result.symbols, start: APITimestamp(epochSeconds: first),
-            end: APITimestamp(epochSeconds: last), bars: result.timestamps.count, initialCapital: s.initialCapital,
-            totalContributions: s.totalContributions, finalEquity: s.finalEquity, finalCash: result.finalCash,
-            totalReturnPercent: s.totalReturnPercent, timeWeightedReturnPercent: s.timeWeightedReturnPercent,
-            moneyWeightedReturnPercent: s.moneyWeightedReturnPercent, cagrPercent: s.cagrPercent,
-            annualizedVolatilityPercent: s.annualizedVolatilityPercent, sharpeRatio: s.sharpeRatio,
-            sortinoRatio: s.sortinoRatio, calmarRatio: s.calmarRatio, maxDrawdownPercent: s.maxDrawdownPercent,
-            maxDrawdownDurationBars: s.maxDrawdownDurationBars, maxDrawdownDurationDays: s.maxDrawdownDurationDays,
-            tradeCount: s.tradeCount, openPositionCount: s.openPositionCount, winRatePercent: s.winRatePercent,
-            profitFactor: s.profitFactor, averageTradePercent: s.averageTradePercent, bestTradePercent: s.bestTradePercent,
-            worstTradePercent: s.worstTradePercent, averageHoldingBars: s.averageHoldingBars,
-            averageHoldingDays: s.averageHoldingDays, exposurePercent: s.exposurePercent,
-            commissionsPaid: s.commissionsPaid, sqn: s.sqn, orderCount: s.orderCount,
-            rejectedOrderCount: s.rejectedOrderCount, rejectionsByReason: RejectionCounts(rejections),
-            openPositions: result.openPositions.map(BacktestOpenPosition.init), currency: currency,
-            benchmark: benchmark.map(BacktestBenchmarkSummary.init), warnings: warnings.map(BacktestSummaryWarning.init),
-            config: config,
-            conventions: BacktestConventions(s.conventions, fill: result.configuration.fill))
+        self.strategy = result.strategyName
+        self.symbols = result.symbols
+        self.start = APITimestamp(epochSeconds: first)
+        self.end = APITimestamp(epochSeconds: last)
+        self.bars = result.timestamps.count
+        self.statistics = statistics.performance
+        self.rejectionsByReason = RejectionCounts(rejections)
+        self.openPositions = result.openPositions.map(BacktestOpenPosition.init)
+        self.currency = currency
+        self.benchmark = benchmark.map(BacktestBenchmarkSummary.init)
+        self.warnings = warnings.map(BacktestSummaryWarning.init)
+        self.config = config
+        self.conventions = BacktestConventions(statistics.conventions, fill: result.configuration.fill)
         try checkFinite()
     }
 
     /// Every number of the summary as (field, value), optional ones only when present.
     var numbers: [(String, Double)] {
-        var out: [(String, Double)] = [
-            ("initialCapital", initialCapital), ("totalContributions", totalContributions), ("finalEquity", finalEquity),
-            ("finalCash", finalCash), ("totalReturnPercent", totalReturnPercent),
-            ("timeWeightedReturnPercent", timeWeightedReturnPercent), ("maxDrawdownPercent", maxDrawdownPercent),
-            ("maxDrawdownDurationDays", maxDrawdownDurationDays), ("exposurePercent", exposurePercent),
-            ("commissionsPaid", commissionsPaid),
-        ]
-        let optional: [(String, Double?)] = [
-            ("moneyWeightedReturnPercent", moneyWeightedReturnPercent), ("cagrPercent", cagrPercent),
-            ("annualizedVolatilityPercent", annualizedVolatilityPercent), ("sharpeRatio", sharpeRatio),
-            ("sortinoRatio", sortinoRatio), ("calmarRatio", calmarRatio), ("winRatePercent", winRatePercent),
-            ("profitFactor", profitFactor), ("averageTradePercent", averageTradePercent),
-            ("bestTradePercent", bestTradePercent), ("worstTradePercent", worstTradePercent),
-            ("averageHoldingBars", averageHoldingBars), ("averageHoldingDays", averageHoldingDays), ("sqn", sqn),
-        ]
-        for (field, value) in optional { if let value { out.append((field, value)) } }
+        var out = statistics.namedNumbers
         if let b = benchmark {
             out += [("benchmark.totalReturnPercent", b.totalReturnPercent), ("benchmark.cagrPercent", b.cagrPercent),
                     ("benchmark.alpha", b.alpha), ("benchmark.beta", b.beta),

@@ -1,4 +1,5 @@
 import Foundation
+import SentioBacktest
 import SentioCore
 
 // Declaration order is key order (``APIJSON``): do not reorder stored properties.
@@ -140,99 +141,57 @@ public struct SweepRow: Sendable, Equatable, Codable {
 /// a row of a sweep is what `sentio backtest --format json` prints for that combination, without the
 /// configuration, conventions, open positions, warnings and per-reason rejection counts. `null` exactly where the
 /// summary has `null` (an undefined statistic). `benchmark` is the summary's `benchmark` object.
+@dynamicMemberLookup
 public struct SweepStatistics: Sendable, Equatable, Codable {
-    public var initialCapital: Double
-    public var totalContributions: Double
-    public var finalEquity: Double
-    public var finalCash: Double
-    public var totalReturnPercent: Double
-    public var timeWeightedReturnPercent: Double
-    public var moneyWeightedReturnPercent: Double?
-    public var cagrPercent: Double?
-    public var annualizedVolatilityPercent: Double?
-    public var sharpeRatio: Double?
-    public var sortinoRatio: Double?
-    public var calmarRatio: Double?
-    public var maxDrawdownPercent: Double
-    public var maxDrawdownDurationBars: Int
-    public var maxDrawdownDurationDays: Double
-    public var tradeCount: Int
-    public var openPositionCount: Int
-    public var winRatePercent: Double?
-    public var profitFactor: Double?
-    public var averageTradePercent: Double?
-    public var bestTradePercent: Double?
-    public var worstTradePercent: Double?
-    public var averageHoldingBars: Double?
-    public var averageHoldingDays: Double?
-    public var exposurePercent: Double
-    public var commissionsPaid: Double
-    public var sqn: Double?
-    public var orderCount: Int
-    public var rejectedOrderCount: Int
+    /// The figures (SentioBacktest's `PerformanceStatistics`), written as fields of the row's `statistics` object.
+    public var statistics: PerformanceStatistics
     /// The run against the benchmark (`--benchmark`, else equal-weight buy-and-hold of the universe), as the
     /// backtest summary's `benchmark`; `nil` when the default benchmark cannot be compared.
     public var benchmark: BacktestBenchmarkSummary?
 
-    /// The statistics of `s`, copied field by field.
+    /// A figure of ``statistics`` (`row.statistics.sharpeRatio`).
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<PerformanceStatistics, Value>) -> Value {
+        get { statistics[keyPath: keyPath] }
+        set { statistics[keyPath: keyPath] = newValue }
+    }
+
+    /// The statistics of `s`: its figures and its benchmark.
     public init(_ s: BacktestSummary) {
-        initialCapital = s.initialCapital
-        totalContributions = s.totalContributions
-        finalEquity = s.finalEquity
-        finalCash = s.finalCash
-        totalReturnPercent = s.totalReturnPercent
-        timeWeightedReturnPercent = s.timeWeightedReturnPercent
-        moneyWeightedReturnPercent = s.moneyWeightedReturnPercent
-        cagrPercent = s.cagrPercent
-        annualizedVolatilityPercent = s.annualizedVolatilityPercent
-        sharpeRatio = s.sharpeRatio
-        sortinoRatio = s.sortinoRatio
-        calmarRatio = s.calmarRatio
-        maxDrawdownPercent = s.maxDrawdownPercent
-        maxDrawdownDurationBars = s.maxDrawdownDurationBars
-        maxDrawdownDurationDays = s.maxDrawdownDurationDays
-        tradeCount = s.tradeCount
-        openPositionCount = s.openPositionCount
-        winRatePercent = s.winRatePercent
-        profitFactor = s.profitFactor
-        averageTradePercent = s.averageTradePercent
-        bestTradePercent = s.bestTradePercent
-        worstTradePercent = s.worstTradePercent
-        averageHoldingBars = s.averageHoldingBars
-        averageHoldingDays = s.averageHoldingDays
-        exposurePercent = s.exposurePercent
-        commissionsPaid = s.commissionsPaid
-        sqn = s.sqn
-        orderCount = s.orderCount
-        rejectedOrderCount = s.rejectedOrderCount
+        statistics = s.statistics
         benchmark = s.benchmark
     }
+
+    enum CodingKeys: String, CodingKey {
+        case benchmark
+    }
+
+    public init(from decoder: any Decoder) throws {
+        statistics = try PerformanceStatistics(from: decoder)
+        benchmark = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(BacktestBenchmarkSummary.self, forKey: .benchmark)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try statistics.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(benchmark, forKey: .benchmark)
+    }
+
+    /// The benchmark columns of the CSV form, after the figures.
+    static let benchmarkFieldNames = [
+        "benchmarkSymbol", "benchmarkTotalReturnPercent", "alpha", "beta", "correlation", "informationRatio",
+        "trackingErrorPercent",
+    ]
 
     /// Field names and values in declaration order (`nil`: the statistic is undefined), for the CSV form; the
     /// benchmark object flattened to `benchmarkSymbol`, `benchmarkTotalReturnPercent`, `alpha`, `beta`,
     /// `correlation`, `informationRatio`, `trackingErrorPercent` (empty without a benchmark).
     public var fields: [(name: String, value: String?)] {
         func d(_ x: Double?) -> String? { x.flatMap(APIJSON.number) }
-        return [
-            ("initialCapital", d(initialCapital)), ("totalContributions", d(totalContributions)),
-            ("finalEquity", d(finalEquity)), ("finalCash", d(finalCash)), ("totalReturnPercent", d(totalReturnPercent)),
-            ("timeWeightedReturnPercent", d(timeWeightedReturnPercent)),
-            ("moneyWeightedReturnPercent", d(moneyWeightedReturnPercent)), ("cagrPercent", d(cagrPercent)),
-            ("annualizedVolatilityPercent", d(annualizedVolatilityPercent)), ("sharpeRatio", d(sharpeRatio)),
-            ("sortinoRatio", d(sortinoRatio)), ("calmarRatio", d(calmarRatio)), ("maxDrawdownPercent", d(maxDrawdownPercent)),
-            ("maxDrawdownDurationBars", String(maxDrawdownDurationBars)), ("maxDrawdownDurationDays", d(maxDrawdownDurationDays)),
-            ("tradeCount", String(tradeCount)), ("openPositionCount", String(openPositionCount)),
-            ("winRatePercent", d(winRatePercent)), ("profitFactor", d(profitFactor)),
-            ("averageTradePercent", d(averageTradePercent)), ("bestTradePercent", d(bestTradePercent)),
-            ("worstTradePercent", d(worstTradePercent)), ("averageHoldingBars", d(averageHoldingBars)),
-            ("averageHoldingDays", d(averageHoldingDays)), ("exposurePercent", d(exposurePercent)),
-            ("commissionsPaid", d(commissionsPaid)), ("sqn", d(sqn)), ("orderCount", String(orderCount)),
-            ("rejectedOrderCount", String(rejectedOrderCount)),
-            ("benchmarkSymbol", benchmark?.symbol), ("benchmarkTotalReturnPercent", d(benchmark?.totalReturnPercent)),
-            ("alpha", d(benchmark?.alpha)), ("beta", d(benchmark?.beta)), ("correlation", d(benchmark?.correlation)),
-            ("informationRatio", d(benchmark?.informationRatio)),
-            ("trackingErrorPercent", d(benchmark?.trackingErrorPercent)),
+        let values: [String?] = [
+            benchmark?.symbol, d(benchmark?.totalReturnPercent), d(benchmark?.alpha), d(benchmark?.beta),
+            d(benchmark?.correlation), d(benchmark?.informationRatio), d(benchmark?.trackingErrorPercent),
         ]
+        return statistics.textFields + zip(Self.benchmarkFieldNames, values).map { ($0, $1) }
     }
 }
 
@@ -445,13 +404,7 @@ extension SweepOutput {
     }
 
     private var rowsStatisticsNames: [String] {
-        ["initialCapital", "totalContributions", "finalEquity", "finalCash", "totalReturnPercent",
-         "timeWeightedReturnPercent", "moneyWeightedReturnPercent", "cagrPercent", "annualizedVolatilityPercent",
-         "sharpeRatio", "sortinoRatio", "calmarRatio", "maxDrawdownPercent", "maxDrawdownDurationBars",
-         "maxDrawdownDurationDays", "tradeCount", "openPositionCount", "winRatePercent", "profitFactor",
-         "averageTradePercent", "bestTradePercent", "worstTradePercent", "averageHoldingBars", "averageHoldingDays",
-         "exposurePercent", "commissionsPaid", "sqn", "orderCount", "rejectedOrderCount", "benchmarkSymbol",
-         "benchmarkTotalReturnPercent", "alpha", "beta", "correlation", "informationRatio", "trackingErrorPercent"]
+        PerformanceStatistics.figureNames + SweepStatistics.benchmarkFieldNames
     }
 
     static func csvField(_ s: String) -> String {

@@ -52,35 +52,36 @@ extension BacktestSummary {
     /// `n/a` for an undefined statistic), then a line of conventions. Ends with a newline.
     public func table() -> String {
         let f = TextTable.fixed
+        let s = statistics
         var rows: [(String, String)] = []
         rows.append(("Strategy", "\(strategy) on \(symbols.count) symbol\(symbols.count == 1 ? "" : "s")"))
         rows.append(("Period", "\(start) .. \(end) (\(bars) bars)"))
-        rows.append(("Initial capital", f(initialCapital, 2, "")))
-        if totalContributions > 0 { rows.append(("Deposits", f(totalContributions, 2, ""))) }
-        rows.append(("Final equity", f(finalEquity, 2, "")))
-        rows.append(("Total return", f(totalReturnPercent, 2, " %")))
-        if totalContributions > 0 {
-            rows.append(("Time-weighted return", f(timeWeightedReturnPercent, 2, " %")))
-            rows.append(("Money-weighted return", f(moneyWeightedReturnPercent, 2, " % a year (XIRR)")))
+        rows.append(("Initial capital", f(s.initialCapital, 2, "")))
+        if s.totalContributions > 0 { rows.append(("Deposits", f(s.totalContributions, 2, ""))) }
+        rows.append(("Final equity", f(s.finalEquity, 2, "")))
+        rows.append(("Total return", f(s.totalReturnPercent, 2, " %")))
+        if s.totalContributions > 0 {
+            rows.append(("Time-weighted return", f(s.timeWeightedReturnPercent, 2, " %")))
+            rows.append(("Money-weighted return", f(s.moneyWeightedReturnPercent, 2, " % a year (XIRR)")))
         }
         if let currency { rows += currency.tableRows() }
-        rows.append(("CAGR", f(cagrPercent, 2, " %")))
-        rows.append(("Annualized volatility", f(annualizedVolatilityPercent, 2, " %")))
-        rows.append(("Sharpe ratio", f(sharpeRatio, 3, "")))
-        rows.append(("Sortino ratio", f(sortinoRatio, 3, "")))
-        rows.append(("Calmar ratio", f(calmarRatio, 3, "")))
-        rows.append(("Max drawdown", "\(f(maxDrawdownPercent, 2, " %")) (\(maxDrawdownDurationBars) bars, \(f(maxDrawdownDurationDays, 0, "")) days)"))
-        rows.append(("Trades", "\(tradeCount) closed, \(openPositionCount) open"))
-        rows.append(("Win rate", f(winRatePercent, 2, " %")))
-        rows.append(("Profit factor", f(profitFactor, 3, "")))
-        rows.append(("Avg / best / worst trade", "\(f(averageTradePercent, 2, " %")) / \(f(bestTradePercent, 2, " %")) / \(f(worstTradePercent, 2, " %"))"))
-        rows.append(("Avg holding period", averageHoldingBars == nil
-            ? "n/a" : "\(f(averageHoldingBars, 1, "")) bars (\(TextTable.duration(days: averageHoldingDays)))"))
-        rows.append(("Exposure", f(exposurePercent, 2, " %")))
-        rows.append(("Commissions paid", f(commissionsPaid, 2, "")))
-        rows.append(("SQN", f(sqn, 3, "")))
+        rows.append(("CAGR", f(s.cagrPercent, 2, " %")))
+        rows.append(("Annualized volatility", f(s.annualizedVolatilityPercent, 2, " %")))
+        rows.append(("Sharpe ratio", f(s.sharpeRatio, 3, "")))
+        rows.append(("Sortino ratio", f(s.sortinoRatio, 3, "")))
+        rows.append(("Calmar ratio", f(s.calmarRatio, 3, "")))
+        rows.append(("Max drawdown", "\(f(s.maxDrawdownPercent, 2, " %")) (\(s.maxDrawdownDurationBars) bars, \(f(s.maxDrawdownDurationDays, 0, "")) days)"))
+        rows.append(("Trades", "\(s.tradeCount) closed, \(s.openPositionCount) open"))
+        rows.append(("Win rate", f(s.winRatePercent, 2, " %")))
+        rows.append(("Profit factor", f(s.profitFactor, 3, "")))
+        rows.append(("Avg / best / worst trade", "\(f(s.averageTradePercent, 2, " %")) / \(f(s.bestTradePercent, 2, " %")) / \(f(s.worstTradePercent, 2, " %"))"))
+        rows.append(("Avg holding period", s.averageHoldingBars == nil
+            ? "n/a" : "\(f(s.averageHoldingBars, 1, "")) bars (\(TextTable.duration(days: s.averageHoldingDays)))"))
+        rows.append(("Exposure", f(s.exposurePercent, 2, " %")))
+        rows.append(("Commissions paid", f(s.commissionsPaid, 2, "")))
+        rows.append(("SQN", f(s.sqn, 3, "")))
         let detail = rejectionsByReason.counts.map { "\($0.count) \($0.reason)" }.joined(separator: ", ")
-        rows.append(("Orders", "\(orderCount) (\(rejectedOrderCount) rejected\(detail.isEmpty ? "" : ": " + detail))"))
+        rows.append(("Orders", "\(s.orderCount) (\(s.rejectedOrderCount) rejected\(detail.isEmpty ? "" : ": " + detail))"))
         if let b = benchmark {
             rows.append(("Benchmark", "\(b.symbol), \(b.commonBars) common bars, \(b.start) .. \(b.end)"))
             rows.append(("Benchmark return / CAGR", "\(f(b.totalReturnPercent, 2, " %")) / \(f(b.cagrPercent, 2, " %"))"))

@@ -63,62 +63,86 @@ public struct StatisticsConventions: Sendable, Equatable {
     }
 }
 
-/// Summary statistics of a backtest. Undefined values (no trades, no losses, zero volatility) are `nil`.
+/// The figures of a backtest: returns, risk, drawdown, trades and costs, each with its definition. Undefined
+/// values (no trades, no losses, zero volatility) are `nil`.
 ///
 /// Return-based figures use the simple per-step returns of the equity curve net of deposits,
 /// `rₜ = (Eₜ − Dₜ) / Eₜ₋₁ − 1` (time-weighted; `Dₜ` is the deposit at step t's close), over the steps
 /// with `Eₜ₋₁ > 0`. Definitions follow empyrical / quantstats (see each property).
-public struct BacktestStatistics: Sendable, Equatable {
-    public var initialCapital: Double
+///
+/// The one declaration of these figures: ``BacktestStatistics`` computes them, and the wire contracts (SentioAPI's
+/// backtest summary and sweep rows) write them under these names, in this order (declaration order is the JSON key
+/// order). `init()` is the all-zero value that the computation starts from.
+public struct PerformanceStatistics: Sendable, Equatable, Codable {
+    public var initialCapital: Double = 0
     /// Deposits made during the run (DCA); 0 otherwise.
-    public var totalContributions: Double
-    public var finalEquity: Double
+    public var totalContributions: Double = 0
+    public var finalEquity: Double = 0
+    /// Cash at the last step (equity minus the open positions' market value).
+    public var finalCash: Double = 0
     /// `(final − initial − contributions) / (initial + contributions) × 100`.
-    public var totalReturnPercent: Double
+    public var totalReturnPercent: Double = 0
     /// Time-weighted return: `(Π(1 + rₜ) − 1) × 100`. Equals the total return without deposits.
-    public var timeWeightedReturnPercent: Double
+    public var timeWeightedReturnPercent: Double = 0
     /// Money-weighted return: XIRR of −initial capital, −deposits and +final equity, in percent a year.
-    public var moneyWeightedReturnPercent: Double?
+    public var moneyWeightedReturnPercent: Double? = nil
     /// `(Π(1 + rₜ))^(P / n) − 1`, n returns, P periods per year (empyrical `annual_return`).
-    public var cagrPercent: Double?
+    public var cagrPercent: Double? = nil
     /// `std(r, ddof 1) × √P × 100` (empyrical `annual_volatility`).
-    public var annualizedVolatilityPercent: Double?
+    public var annualizedVolatilityPercent: Double? = nil
     /// `mean(r) / std(r, ddof 1) × √P`, risk-free 0 (empyrical / quantstats `sharpe`). backtesting.py's
     /// differs: geometric annual return / its own annualized volatility.
-    public var sharpeRatio: Double?
+    public var sharpeRatio: Double? = nil
     /// `mean(r) × P / (√(mean(min(r, 0)²)) × √P)` (empyrical `sortino_ratio`, quantstats `sortino`).
-    public var sortinoRatio: Double?
+    public var sortinoRatio: Double? = nil
     /// `CAGR / |max drawdown|` (empyrical `calmar_ratio`).
-    public var calmarRatio: Double?
+    public var calmarRatio: Double? = nil
     /// Deepest fall of the wealth index `Π(1 + rₜ)` from its running peak, in percent (≤ 0; empyrical
     /// `max_drawdown`, and backtesting.py's `Max. Drawdown [%]` without deposits).
-    public var maxDrawdownPercent: Double
+    public var maxDrawdownPercent: Double = 0
     /// Longest time from a peak to the step that regains it (or the last step), in steps and in days.
-    public var maxDrawdownDurationBars: Int
-    public var maxDrawdownDurationDays: Double
+    public var maxDrawdownDurationBars: Int = 0
+    public var maxDrawdownDurationDays: Double = 0
     /// Closed trades only; positions open at the end are counted in `openPositionCount`.
-    public var tradeCount: Int
-    public var openPositionCount: Int
+    public var tradeCount: Int = 0
+    public var openPositionCount: Int = 0
     /// Share of closed trades with `pnl > 0`, percent.
-    public var winRatePercent: Double?
+    public var winRatePercent: Double? = nil
     /// `Σ pnl⁺ / |Σ pnl⁻|` in currency (backtesting.py sums trade returns in percent instead).
-    public var profitFactor: Double?
+    public var profitFactor: Double? = nil
     /// Arithmetic mean of trade `pnlPercent` (backtesting.py's `Avg. Trade` is a geometric mean).
-    public var averageTradePercent: Double?
-    public var bestTradePercent: Double?
-    public var worstTradePercent: Double?
+    public var averageTradePercent: Double? = nil
+    public var bestTradePercent: Double? = nil
+    public var worstTradePercent: Double? = nil
     /// Mean of (exit − entry) over closed trades, in timeline steps and in days.
-    public var averageHoldingBars: Double?
-    public var averageHoldingDays: Double?
+    public var averageHoldingBars: Double? = nil
+    public var averageHoldingDays: Double? = nil
     /// Share of steps during which some position was held, percent (backtesting.py's `Exposure Time`).
-    public var exposurePercent: Double
+    public var exposurePercent: Double = 0
     /// Commissions and fixed fees paid, open positions' entries included.
-    public var commissionsPaid: Double
+    public var commissionsPaid: Double = 0
     /// System quality number `√n × mean(pnl) / std(pnl, ddof 1)` (Van Tharp; backtesting.py's `SQN`).
-    public var sqn: Double?
-    public var orderCount: Int
-    public var rejectedOrderCount: Int
+    public var sqn: Double? = nil
+    public var orderCount: Int = 0
+    public var rejectedOrderCount: Int = 0
+
+    public init() {}
+}
+
+/// The statistics of a backtest: its ``PerformanceStatistics`` (read them as properties of this value, e.g.
+/// `statistics.sharpeRatio`) and the ``StatisticsConventions`` they were computed with.
+@dynamicMemberLookup
+public struct BacktestStatistics: Sendable, Equatable {
+    /// The figures.
+    public var performance: PerformanceStatistics
+    /// Periods per year, risk-free rate and degrees of freedom behind the figures.
     public var conventions: StatisticsConventions
+
+    /// A figure of ``performance`` (`statistics.finalEquity`).
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<PerformanceStatistics, Value>) -> Value {
+        get { performance[keyPath: keyPath] }
+        set { performance[keyPath: keyPath] = newValue }
+    }
 
     /// Computes the statistics of `result`.
     ///
@@ -129,7 +153,7 @@ public struct BacktestStatistics: Sendable, Equatable {
     ///   - moneyWeightedReturn: the XIRR function (a rate per year, 0.1 = 10 %, of dated cash flows; `nil` when
     ///     the flows have none) applied to ``moneyWeightedCashFlows(_:)``. This module does not depend on
     ///     SentioFunds: front ends pass its `xirr` (SentioFunds' `BacktestMoneyWeightedReturn.xirr`, Actual/365
-    ///     Fixed). Passing `nil` leaves ``moneyWeightedReturnPercent`` unset (say so wherever it is shown).
+    ///     Fixed). Passing `nil` leaves ``PerformanceStatistics/moneyWeightedReturnPercent`` unset (say so wherever it is shown).
     public init(
         _ result: BacktestResult, periodsPerYear: Double? = nil,
         moneyWeightedReturn: MoneyWeightedReturnFunction?
@@ -139,54 +163,57 @@ public struct BacktestStatistics: Sendable, Equatable {
             conventions = StatisticsConventions(periodsPerYear: p, periodsPerYearSource: "given")
         }
         self.conventions = conventions
+        var p = PerformanceStatistics()
         let ppy = conventions.periodsPerYear
         let returns = periodReturns(equity: result.equity, contributions: result.contributions)
 
-        initialCapital = result.configuration.initialCapital
-        totalContributions = result.totalContributions
-        finalEquity = result.finalEquity
-        let invested = initialCapital + totalContributions
-        totalReturnPercent = invested > 0 ? (finalEquity - invested) / invested * 100 : 0
+        p.initialCapital = result.configuration.initialCapital
+        p.totalContributions = result.totalContributions
+        p.finalEquity = result.finalEquity
+        p.finalCash = result.finalCash
+        let invested = p.initialCapital + p.totalContributions
+        p.totalReturnPercent = invested > 0 ? (p.finalEquity - invested) / invested * 100 : 0
         var growth = 1.0
         for r in returns { growth *= 1 + r }
-        timeWeightedReturnPercent = (growth - 1) * 100
-        cagrPercent = returns.isEmpty ? nil : (annualReturn(returns, periodsPerYear: ppy) * 100)
-        annualizedVolatilityPercent = annualizedVolatility(returns, periodsPerYear: ppy).map { $0 * 100 }
-        sharpeRatio = SentioBacktest.sharpeRatio(returns, periodsPerYear: ppy)
-        sortinoRatio = SentioBacktest.sortinoRatio(returns, periodsPerYear: ppy)
+        p.timeWeightedReturnPercent = (growth - 1) * 100
+        p.cagrPercent = returns.isEmpty ? nil : (annualReturn(returns, periodsPerYear: ppy) * 100)
+        p.annualizedVolatilityPercent = annualizedVolatility(returns, periodsPerYear: ppy).map { $0 * 100 }
+        p.sharpeRatio = SentioBacktest.sharpeRatio(returns, periodsPerYear: ppy)
+        p.sortinoRatio = SentioBacktest.sortinoRatio(returns, periodsPerYear: ppy)
         let drawdown = maximumDrawdown(equity: result.equity, contributions: result.contributions, timestamps: result.timestamps)
-        maxDrawdownPercent = drawdown.depth * 100
-        maxDrawdownDurationBars = drawdown.durationSteps
-        maxDrawdownDurationDays = drawdown.durationSeconds / 86_400
-        if let cagr = cagrPercent, drawdown.depth < 0 { calmarRatio = cagr / 100 / abs(drawdown.depth) }
+        p.maxDrawdownPercent = drawdown.depth * 100
+        p.maxDrawdownDurationBars = drawdown.durationSteps
+        p.maxDrawdownDurationDays = drawdown.durationSeconds / 86_400
+        if let cagr = p.cagrPercent, drawdown.depth < 0 { p.calmarRatio = cagr / 100 / abs(drawdown.depth) }
 
         let trades = result.trades
-        tradeCount = trades.count
-        openPositionCount = result.openPositions.count
+        p.tradeCount = trades.count
+        p.openPositionCount = result.openPositions.count
         if !trades.isEmpty {
             let n = Double(trades.count)
-            winRatePercent = Double(trades.filter { $0.pnl > 0 }.count) / n * 100
+            p.winRatePercent = Double(trades.filter { $0.pnl > 0 }.count) / n * 100
             let gains = trades.reduce(0) { $0 + max($1.pnl, 0) }
             let losses = trades.reduce(0) { $0 + min($1.pnl, 0) }
-            profitFactor = losses < 0 ? gains / -losses : nil
-            averageTradePercent = trades.reduce(0) { $0 + $1.pnlPercent } / n
-            bestTradePercent = trades.map(\.pnlPercent).max()
-            worstTradePercent = trades.map(\.pnlPercent).min()
-            averageHoldingBars = Double(trades.reduce(0) { $0 + $1.exitStep - $1.entryStep }) / n
-            averageHoldingDays = trades.reduce(0.0) { $0 + Double($1.exitTime - $1.entryTime) } / n / 86_400
-            sqn = systemQualityNumber(trades.map(\.pnl))
+            p.profitFactor = losses < 0 ? gains / -losses : nil
+            p.averageTradePercent = trades.reduce(0) { $0 + $1.pnlPercent } / n
+            p.bestTradePercent = trades.map(\.pnlPercent).max()
+            p.worstTradePercent = trades.map(\.pnlPercent).min()
+            p.averageHoldingBars = Double(trades.reduce(0) { $0 + $1.exitStep - $1.entryStep }) / n
+            p.averageHoldingDays = trades.reduce(0.0) { $0 + Double($1.exitTime - $1.entryTime) } / n / 86_400
+            p.sqn = systemQualityNumber(trades.map(\.pnl))
         }
         var exposedSteps = 0
         for e in result.exposed where e { exposedSteps += 1 }
-        exposurePercent = result.exposed.isEmpty ? 0 : Double(exposedSteps) / Double(result.exposed.count) * 100
-        commissionsPaid = result.commissionsPaid
-        orderCount = result.orders.count
+        p.exposurePercent = result.exposed.isEmpty ? 0 : Double(exposedSteps) / Double(result.exposed.count) * 100
+        p.commissionsPaid = result.commissionsPaid
+        p.orderCount = result.orders.count
         var rejected = 0
         for o in result.orders where !o.isFilled { rejected += 1 }
-        rejectedOrderCount = rejected
+        p.rejectedOrderCount = rejected
         if let xirr = moneyWeightedReturn {
-            moneyWeightedReturnPercent = xirr(moneyWeightedCashFlows(result)).map { $0 * 100 }
+            p.moneyWeightedReturnPercent = xirr(moneyWeightedCashFlows(result)).map { $0 * 100 }
         }
+        performance = p
     }
 }
 
