@@ -48,7 +48,11 @@ let package = Package(
         .target(name: "SentioBacktest", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals"]),
         .target(
             name: "SentioStore",
-            dependencies: ["SentioCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "SentioCore", .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API for the measured fast paths (bar blocks, bulk inserts, the journal's replay).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
         .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioStore"]),
@@ -86,14 +90,19 @@ let package = Package(
         .executableTarget(
             name: "SentioCLI",
             dependencies: [
-                "Sentio", "SentioAPI", "SentioLive", "SentioServer", "SentioSweep", "SentioBench",
+                "Sentio", "SentioData", "SentioFunds", "SentioStore", "SentioAPI", "SentioLive", "SentioServer", "SentioSweep",
+                "SentioBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Benchmark and test machinery kept out of the user's `sentio` (malloc-hook allocation counter, synthetic writers).
         .executableTarget(
             name: "SentioDevTools",
-            dependencies: ["Sentio", "SentioServer", "SentioLive", "SentioBench", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "Sentio", "SentioStore", "SentioServer", "SentioLive", "SentioBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
 
         .target(name: "SentioTestSupport", dependencies: ["SentioCore"], path: "Tests/SentioTestSupport"),
@@ -101,21 +110,30 @@ let package = Package(
         // contract tests and the server tests).
         .target(name: "SentioContractDecoders", path: "Tests/SentioContractDecoders"),
         .testTarget(name: "SentioCoreTests", dependencies: ["SentioCore", "SentioTestSupport"]),
-        .testTarget(name: "SentioCSVTests", dependencies: ["SentioCSV", "SentioData", "SentioFunds", "SentioTestSupport"]),
-        .testTarget(name: "SentioDataTests", dependencies: ["SentioData", "SentioCSV", "SentioTestSupport"]),
-        .testTarget(name: "SentioIndicatorsTests", dependencies: ["SentioIndicators", "SentioData", "SentioTestSupport"]),
-        .testTarget(name: "SentioSignalsTests", dependencies: ["SentioSignals", "SentioData", "SentioTestSupport"]),
-        .testTarget(name: "SentioFundsTests", dependencies: ["SentioFunds", "SentioTestSupport"]),
-        .testTarget(name: "SentioSavingsTests", dependencies: ["SentioSavings", "SentioTestSupport"]),
-        .testTarget(name: "SentioBacktestTests", dependencies: ["SentioBacktest", "SentioData", "SentioTestSupport"]),
-        .testTarget(name: "SentioLiveTests", dependencies: ["SentioLive", "SentioBacktest", "SentioData", "SentioSignals", "SentioAPI", "SentioTestSupport"]),
-        .testTarget(name: "SentioSweepTests", dependencies: ["SentioSweep", "SentioAPI", "SentioReports", "SentioBacktest", "SentioData", "SentioTestSupport"]),
-        .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioTestSupport"]),
-        .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioTestSupport"]),
-        .testTarget(name: "SentioCLITests", dependencies: ["SentioCLI", "SentioDevTools", "SentioAPI", "SentioLive", "SentioBench", "SentioTestSupport"]),
+        .testTarget(name: "SentioCSVTests", dependencies: ["SentioCSV", "SentioCore", "SentioData", "SentioFunds", "SentioTestSupport"]),
+        .testTarget(name: "SentioDataTests", dependencies: ["SentioData", "SentioCSV", "SentioCore", "SentioTestSupport"]),
+        .testTarget(name: "SentioIndicatorsTests", dependencies: ["SentioIndicators", "SentioCore", "SentioData", "SentioTestSupport"]),
+        .testTarget(name: "SentioSignalsTests", dependencies: ["SentioSignals", "SentioCore", "SentioData", "SentioIndicators", "SentioTestSupport"]),
+        .testTarget(name: "SentioFundsTests", dependencies: ["SentioFunds", "SentioCore", "SentioTestSupport"]),
+        .testTarget(name: "SentioSavingsTests", dependencies: ["SentioSavings", "SentioCore", "SentioTestSupport"]),
+        .testTarget(name: "SentioBacktestTests", dependencies: ["SentioBacktest", "SentioCore", "SentioData", "SentioIndicators", "SentioSignals", "SentioTestSupport"]),
+        .testTarget(name: "SentioLiveTests", dependencies: ["SentioLive", "SentioBacktest", "SentioCore", "SentioData", "SentioSignals", "SentioStore", "SentioAPI", "SentioTestSupport"]),
+        .testTarget(name: "SentioSweepTests", dependencies: ["SentioSweep", "SentioAPI", "SentioReports", "SentioBacktest", "SentioCore", "SentioData", "SentioSignals", "SentioTestSupport"]),
+        .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioCore", "SentioTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioBacktest", "SentioCore", "SentioFunds", "SentioTestSupport"]),
+        .testTarget(
+            name: "SentioCLITests",
+            dependencies: [
+                "SentioCLI", "SentioDevTools", "Sentio", "SentioAPI", "SentioLive", "SentioStore", "SentioBench", "SentioTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(
             name: "SentioAPITests",
-            dependencies: ["SentioAPI", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioTestSupport", "SentioContractDecoders", "SentioCLI"],
+            dependencies: [
+                "SentioAPI", "SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioStore", "SentioTestSupport",
+                "SentioContractDecoders", "SentioCLI",
+            ],
             exclude: ["Golden"]
         ),
         .testTarget(

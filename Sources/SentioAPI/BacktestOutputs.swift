@@ -6,7 +6,7 @@ import SentioStore
 
 extension BacktestStatistics {
     /// The statistics of `result` with the money-weighted return by SentioFunds' XIRR
-    /// (``BacktestMoneyWeightedReturn/xirr(_:)``).
+    /// (`BacktestMoneyWeightedReturn.xirr(_:)`, in SentioFunds).
     public init(_ result: BacktestResult, periodsPerYear: Double? = nil) {
         self.init(result, periodsPerYear: periodsPerYear, moneyWeightedReturn: BacktestMoneyWeightedReturn.xirr(_:))
     }
