@@ -22,7 +22,7 @@ final class RouteTable: RouterMethods {
         } else {
             patterns.append((path, [method]))
         }
-        collection.on(path, method: method, responder: responder)
+        _ = collection.on(path, method: method, responder: responder)
         return self
     }
 
