@@ -8,9 +8,8 @@ import SentioAPI
 import SentioCore
 import SentioData
 
-// Sentio Lite, the trading-signals app (`/work/shared/app-specs/sentio-lite.md`): its web page, the public read-only
-// API under /api/v1 (rate-limited), bar ingestion and the signals WebSocket. Routes thin: each reads the live
-// engine's cached contract bodies.
+// Sentio Lite, the trading-signals app: its web page, the public read-only API under /api/v1 (rate-limited), bar
+// ingestion and the signals WebSocket. Routes thin: each reads the live engine's cached contract bodies.
 
 extension SentioHTTPServer {
     /// Adds Sentio Lite's routes: `/`, `/static/app.js`, `/static/app.css`, `GET /api/v1/signals`,

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 import Sentio
 import SentioAPI
 import SentioCore
