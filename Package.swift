@@ -25,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        // SentioServer's NIO modules (NIOCore, NIOPosix, NIOHTTP1, NIOWebSocket, NIOConcurrencyHelpers), until now
+        // reached only through Hummingbird.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
         // LP portal accounts: bcrypt password hashes (HummingbirdBcrypt) and SHA-256 of invitation/reset tokens.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
@@ -72,9 +75,12 @@ let package = Package(
         ),
         .target(
             name: "SentioServer",
+            // Every module it imports.
             dependencies: [
-                "Sentio", "SentioAPI", "SentioLive", "SentioData",
+                "Sentio", "SentioAPI", "SentioLive", "SentioData", "SentioCore", "SentioCSV", "SentioSignals", "SentioBacktest",
+                "SentioFunds", "SentioStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -83,6 +89,11 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             // The OpenAPI document is compiled into the binary from its one file (PackageResources.openapi_json).
             resources: [.embedInCode("Resources/openapi.json")]
@@ -139,8 +150,15 @@ let package = Package(
         .testTarget(
             name: "SentioServerTests",
             dependencies: [
-                "SentioServer", "SentioAPI", "SentioData", "SentioLive", "SentioCLI", "SentioTestSupport", "SentioContractDecoders",
+                "SentioServer", "SentioAPI", "SentioBacktest", "SentioCore", "SentioData", "SentioFunds", "SentioLive", "SentioStore",
+                "SentioCLI", "SentioTestSupport", "SentioContractDecoders",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 import Sentio
 import SentioAPI
 import SentioCore
@@ -12,84 +11,23 @@ import SentioStore
 // The LP portal's routes: thin (parse, call AccountService or FundPortal off the event loop, encode).
 
 extension SentioHTTPServer {
-    /// Runs blocking work (bcrypt, SQLite, fund reports) on NIO's thread pool, not on an event loop.
-    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(work)
-    }
-
-    /// An account error as its HTTP answer.
-    static func serverError(_ error: any Error) -> any Error {
-        switch error {
-        case let e as AccountError:
-            switch e {
-            case .invalidCredentials: return ServerError(status: .unauthorized, message: "Invalid credentials")
-            case .unauthorized:
-                return ServerError(status: .unauthorized, message: e.description, headers: [.wwwAuthenticate: "Bearer"])
-            case .rateLimited(let wait):
-                return ServerError(status: .tooManyRequests, message: e.description, headers: [.retryAfter: String(wait)])
-            case .invalid(let reason): return ServerError(status: .badRequest, message: reason)
-            case .forbidden: return ServerError(status: .forbidden, message: e.description)
-            case .unavailable(let reason): return ServerError(status: .serviceUnavailable, message: reason)
-            }
-        case let e as AccountStoreError:
-            if case .emailTaken = e { return ServerError(status: .conflict, message: e.description) }
-            return ServerError(status: .badRequest, message: e.description)
-        default: return error
-        }
-    }
-
-    /// The JSON body of a request as `T` (400 naming the problem; 413 over `--max-body`).
-    static func jsonBody<T: Decodable>(_ request: Request, as: T.Type, maxBody: Int) async throws -> T {
-        let bytes = try await rawBody(request, maxBody: maxBody)
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(bytes.readableBytesView))
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw ServerError(status: .badRequest, message: "body: the key '\(key.stringValue)' is missing")
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw ServerError(status: .badRequest, message: "body: '\(path)' has the wrong type")
-        } catch let DecodingError.dataCorrupted(context) {
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw ServerError(status: .badRequest, message: path.isEmpty ? "body: not JSON" : "body: '\(path)' is not valid")
-        } catch {
-            throw ServerError(status: .badRequest, message: "body: not the expected JSON object")
-        }
-    }
-
-    static func rawBody(_ request: Request, maxBody: Int) async throws -> ByteBuffer {
-        let tooLarge = ServerError(status: .contentTooLarge, message: "the request body is larger than the limit (--max-body \(maxBody) bytes)")
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBody { throw tooLarge }
-        var request = request
-        do { return try await request.collectBody(upTo: maxBody) } catch is NIOTooManyBytesError { throw tooLarge }
-    }
-
-    static func encoded(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        jsonResponse(status, try APIJSON.encode(value))
-    }
-
-    func addPortalRoutes(to router: Router<ServerContext>) {
-        let accounts = self.accounts, portalState = self.portalState, portalCache = self.portalCache
+    /// Adds the LP portal's routes: accounts (`/api/auth/…`, `/api/invitations/validate`, `/api/register`,
+    /// `/api/user/profile`, `/api/admin/invitations`), fund data (`/api/dashboard`, `/api/funds`, `/api/funds/{id}`,
+    /// `/api/funds/{id}/documents`, `/api/crypto`), event uploads (`/api/admin/funds/{id}/events`) and the
+    /// password-reset page (`/reset-password`).
+    func addPortalRoutes(to routes: RouteTable) {
+        let portalState = self.portalState, portalCache = self.portalCache
         let maxBody = options.maxBody, uploadLock = self.uploadLock, portalFromStore = self.portalFromStore
-        let lp = router.group("api")
-
-        @Sendable func client(_ context: ServerContext) -> String { context.remoteAddress?.ipAddress ?? "unknown" }
-        @Sendable func service() throws -> AccountService {
-            guard let accounts else {
-                throw ServerError(status: .serviceUnavailable, message: "the LP portal is off: no account store is configured")
-            }
-            return accounts
-        }
+        let accounts = AccountsHTTP(accounts: self.accounts)
         @Sendable func call<T: Sendable>(_ work: @escaping @Sendable (AccountService) throws -> T) async throws -> T {
-            let s = try service()
-            do { return try await Self.offload { try work(s) } } catch { throw Self.serverError(error) }
+            try await accounts.call(work)
         }
-        /// The account of the request's bearer token (401 otherwise).
-        @Sendable func authorize(_ request: Request) async throws -> StoredUser {
-            guard let token = Self.bearer(request), let accounts else {
-                throw ServerError(status: .unauthorized, message: "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
-            }
-            do { return try await Self.offload { try accounts.authenticate(token: token) } } catch { throw Self.serverError(error) }
-        }
+        @Sendable func authorize(_ request: Request) async throws -> StoredUser { try await accounts.authorize(request) }
+        @Sendable func client(_ context: ServerContext) -> String { context.remoteAddress?.ipAddress ?? "unknown" }
+
+        let resetPage = CachedBody(WebAssets.resetPage, contentType: "text/html; charset=utf-8")
+        routes.get("/reset-password") { request, _ in Self.conditional(request, resetPage) }
+        let lp = routes.group("api")
 
         // Accounts.
         lp.post("auth/callback/credentials") { request, context in
@@ -132,7 +70,7 @@ extension SentioHTTPServer {
         }
         lp.post("admin/invitations") { request, _ in
             let user = try await authorize(request)
-            guard user.role == .admin else { throw Self.serverError(AccountError.forbidden) }
+            guard user.role == .admin else { throw AccountsHTTP.serverError(AccountError.forbidden) }
             let body = try await Self.jsonBody(request, as: InvitationRequest.self, maxBody: maxBody)
             let made = try await call { try $0.invite(email: body.email, role: body.role, funds: body.funds ?? []) }
             return try Self.encoded(InvitationResponse(
@@ -190,11 +128,11 @@ extension SentioHTTPServer {
         // Uploads: a fund's events CSV replaces its stored events (all or nothing), then everything is recomputed.
         lp.post("admin/funds/{id}/events") { request, context in
             let user = try await authorize(request)
-            guard user.role == .admin || user.role == .dataManager else { throw Self.serverError(AccountError.forbidden) }
+            guard user.role == .admin || user.role == .dataManager else { throw AccountsHTTP.serverError(AccountError.forbidden) }
             let id = try context.parameters.require("id")
             let bytes = try await Self.rawBody(request, maxBody: maxBody)
             let text = String(decoding: bytes.readableBytesView, as: UTF8.self)
-            guard portalFromStore, let accounts else {
+            guard portalFromStore, let accounts = accounts.accounts else {
                 throw ServerError(status: .conflict, message: "the portal serves fund events from --funds FILE: uploads are saved only when the portal reads its events from the store (--db, without --funds)")
             }
             let count: Int = try await Self.offload {

@@ -102,7 +102,7 @@ public final class SentioHTTPServer: Sendable {
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
         onReady: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) async throws {
-        let router = makeRouter()
+        let router = makeRouter().router
         let accounts = self.accounts, publicURL = options.publicURL, host = options.host
         let app = Application(
             router: router,

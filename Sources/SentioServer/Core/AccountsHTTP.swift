@@ -1,0 +1,46 @@
+import Hummingbird
+import SentioStore
+
+/// The HTTP side of accounts, one code path for every app that has accounts: the bearer token of a request as its
+/// account (401 otherwise), ``AccountService`` calls off the event loop, and each account error as its HTTP answer.
+struct AccountsHTTP: Sendable {
+    /// `nil`: accounts are off (authenticated routes answer 401, the others 503).
+    let accounts: AccountService?
+
+    /// Runs `work` with the account service on the thread pool; an account error becomes its HTTP answer.
+    func call<T: Sendable>(_ work: @escaping @Sendable (AccountService) throws -> T) async throws -> T {
+        guard let accounts else {
+            throw ServerError(status: .serviceUnavailable, message: "the LP portal is off: no account store is configured")
+        }
+        do { return try await SentioHTTPServer.offload { try work(accounts) } } catch { throw Self.serverError(error) }
+    }
+
+    /// The account of the request's bearer token (401 otherwise).
+    func authorize(_ request: Request) async throws -> StoredUser {
+        guard let token = SentioHTTPServer.bearer(request), let accounts else {
+            throw ServerError(status: .unauthorized, message: "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
+        }
+        do { return try await SentioHTTPServer.offload { try accounts.authenticate(token: token) } } catch { throw Self.serverError(error) }
+    }
+
+    /// An account error as its HTTP answer.
+    static func serverError(_ error: any Error) -> any Error {
+        switch error {
+        case let e as AccountError:
+            switch e {
+            case .invalidCredentials: return ServerError(status: .unauthorized, message: "Invalid credentials")
+            case .unauthorized:
+                return ServerError(status: .unauthorized, message: e.description, headers: [.wwwAuthenticate: "Bearer"])
+            case .rateLimited(let wait):
+                return ServerError(status: .tooManyRequests, message: e.description, headers: [.retryAfter: String(wait)])
+            case .invalid(let reason): return ServerError(status: .badRequest, message: reason)
+            case .forbidden: return ServerError(status: .forbidden, message: e.description)
+            case .unavailable(let reason): return ServerError(status: .serviceUnavailable, message: reason)
+            }
+        case let e as AccountStoreError:
+            if case .emailTaken = e { return ServerError(status: .conflict, message: e.description) }
+            return ServerError(status: .badRequest, message: e.description)
+        default: return error
+        }
+    }
+}

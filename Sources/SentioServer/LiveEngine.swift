@@ -1,0 +1,60 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SentioAPI
+import SentioData
+
+/// The engine side: the backend, serialized; publishes to the hub and invalidates the caches.
+actor LiveEngine {
+    private let backend: any LiveBackend
+    let hub: SignalHub
+    let cache: NIOLockedValueBox<[String: CachedBody]>
+    let metrics: ServerMetrics
+
+    init(backend: sending any LiveBackend, hub: SignalHub, metrics: ServerMetrics) {
+        self.backend = backend
+        self.hub = hub
+        self.metrics = metrics
+        cache = NIOLockedValueBox([:])
+        hub.seed(Self.encode(backend.currentMessages()))
+    }
+
+    static func encode(_ messages: [LiveMessage]) -> [(symbol: String, text: String)] {
+        // One line per message (APIJSON's encoding without its layout), without the NDJSON line feed.
+        messages.compactMap { m in (try? APIJSON.encodeLine(m)).map { (m.data.symbol, String($0.dropLast())) } }
+    }
+
+    func ingest(_ bars: [FeedBar]) throws -> [BarOutcome] {
+        let start = ContinuousClock.now
+        let result = try backend.ingest(bars)
+        metrics.commit.record(ContinuousClock.now - start)
+        let accepted = result.outcomes.filter { $0 == .accepted }.count
+        if accepted > 0 {
+            metrics.barsIngested.increment(by: Int64(accepted))
+            cache.withLockedValue { $0.removeAll(keepingCapacity: true) }
+        }
+        hub.publish(Self.encode(result.messages))
+        return result.outcomes
+    }
+
+    func tick() throws {
+        let (changed, messages) = try backend.tick(now: Date().timeIntervalSince1970)
+        if changed { cache.withLockedValue { $0.removeAll(keepingCapacity: true) } }
+        hub.publish(Self.encode(messages))
+    }
+
+    /// The cached body for `key`, if any: read without entering the actor (a hit never waits for an ingestion).
+    nonisolated func cachedBody(_ key: String) -> CachedBody? {
+        cache.withLockedValue { $0[key] }
+    }
+
+    /// The cached body for `key`, computing it with `make` on a miss.
+    func body(_ key: String, _ make: @Sendable (any LiveBackend) throws -> CachedBody) throws -> CachedBody {
+        if let hit = cache.withLockedValue({ $0[key] }) { return hit }
+        let body = try make(backend)
+        cache.withLockedValue { $0[key] = body }
+        return body
+    }
+
+    func finish() throws { try backend.finish() }
+}
+
