@@ -9,7 +9,7 @@ import SentioSignals
 ///
 /// The layout is the contract encoder's one-line form: keys in the contracts' documented order, `"key": value`,
 /// `,` between members; numbers as `Double`'s shortest round-trip `description`, integers in decimal; an explicit
-/// `null` for what does not apply; timestamps as ``iso8601(epochSeconds:)`` strings; strings escaped as `JSONText`
+/// `null` for what does not apply; timestamps as `iso8601(epochSeconds:)` strings; strings escaped as `JSONText`
 /// escapes them. The text is appended straight into a byte buffer (no tree, no intermediate strings): a session's
 /// output is dominated by `signal_update` lines (~760 bytes, one per bar), and the tree encoding once took ~79 % of
 /// a journaled replay's CPU time. When an event gains a field, the writer, the reader and SentioAPI's contract gain
@@ -244,7 +244,7 @@ public enum LiveJournalCodec {
         /// A double the caller checked to be finite, as `description` writes it.
         @inline(__always) mutating func finite(_ x: Double) { x.write(to: &self) }
 
-        /// UTC epoch seconds as ``iso8601(epochSeconds:)`` writes them, quoted.
+        /// UTC epoch seconds as `iso8601(epochSeconds:)` writes them, quoted.
         mutating func timestamp(_ t: Int64) {
             byte(UInt8(ascii: "\""))
             let days = floorDivide(t, 86_400)

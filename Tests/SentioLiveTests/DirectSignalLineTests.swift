@@ -9,8 +9,8 @@ import SentioTestSupport
 import Testing
 
 /// The tree encoder's one-line form (`APIJSON.encode` of the wire contract without its layout), independent of
-/// `LiveJournalCodec`.
-private func treeLine(_ event: LiveEventContract) throws -> String {
+/// `LiveJournalCodec` (shared by `LiveJournalCodecTests`).
+func treeLine(_ event: LiveEventContract) throws -> String {
     let pretty = try APIJSON.encode(event)
     var out: [UInt8] = []
     var atLineStart = false

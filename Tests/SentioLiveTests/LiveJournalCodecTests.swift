@@ -7,21 +7,8 @@ import SentioTestSupport
 import Testing
 
 /// The old path's bytes: the wire contract (SentioAPI's `LiveEventContract` of the typed event) through the tree
-/// encoder, one line (`APIJSON.encode`'s pretty text without its line breaks and indentation), computed here
-/// independently of `APIJSON.encodeLine`.
-private func treeLine(_ event: LiveEvent) throws -> String {
-    let pretty = try APIJSON.encode(try LiveEventContract(event))
-    var out: [UInt8] = []
-    var atLineStart = false
-    for byte in pretty.utf8 {
-        if byte == 0x0A { atLineStart = true; continue }
-        if atLineStart && byte == 0x20 { continue }
-        atLineStart = false
-        out.append(byte)
-    }
-    out.append(0x0A)
-    return String(decoding: out, as: UTF8.self)
-}
+/// encoder, one line (computed independently of `APIJSON.encodeLine`).
+private func treeLine(_ event: LiveEvent) throws -> String { try treeLine(try LiveEventContract(event)) }
 
 /// Random doubles of every shape `description` has: integers (`100000.0`), exponents both ways (`1e-05`,
 /// `1e+16`), subnormals, the extremes, negative zero, short decimals, random bit patterns.
