@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "SentioData", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioIndicators", dependencies: ["SentioCore"]),
         .target(name: "SentioSignals", dependencies: ["SentioCore", "SentioIndicators"]),
-        .target(name: "SentioLive", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioAPI", "SentioData", "SentioStore"]),
+        .target(name: "SentioLive", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioData", "SentioStore"]),
         .target(name: "SentioFunds", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioSavings", dependencies: ["SentioCore", "SentioCSV"]),
         .target(name: "SentioBacktest", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals"]),
@@ -58,7 +58,8 @@ let package = Package(
             ]
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
-        .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioStore"]),
+        // The live events' wire contracts are adapters from SentioLive's typed events.
+        .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioStore", "SentioLive"]),
         // Parameter sweeps and walk-forward over SentioBacktest (rows as SentioAPI contracts).
         .target(name: "SentioSweep", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioBacktest", "SentioAPI", "SentioReports"]),
         // Measurement: one clock, one percentile, the workloads of `sentio bench` (used by the CLI and sentio-dev).

@@ -7,13 +7,11 @@ extension APIJSON {
     /// ``encode(_:)`` escapes every line break inside strings, so each line break of its output is layout, and
     /// each line's leading spaces are indentation; both are dropped. Keys are written `"key": value`.
     ///
-    /// Live-session events (`LiveEvent`, `LiveMessage`) are written by ``LiveEventJSON``, the same bytes without
-    /// the tree (a measured exception, documented there).
+    /// SentioLive's `LiveJournalCodec` writes the same line of a live event straight from its typed value (a
+    /// measured exception for the live hot path, documented there).
     ///
     /// - Throws: ``APIEncodingError`` as ``encode(_:)`` does.
     public static func encodeLine<T: Encodable>(_ value: T) throws(APIEncodingError) -> String {
-        if let event = value as? LiveEvent { return try LiveEventJSON.line(event) }
-        if let message = value as? LiveMessage { return try LiveEventJSON.line(message) }
         var pretty = try encode(value)
         // Byte by byte: a line feed and the spaces after it are dropped (measured: splitting into substrings
         // and appending them cost as much as the encoding itself).

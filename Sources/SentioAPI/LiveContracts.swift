@@ -1,7 +1,9 @@
+import SentioBacktest
 import SentioCore
+import SentioLive
 
-/// One event of a live paper-trading session (`sentio live`), as written to its NDJSON output: every event
-/// is an object whose first key is `"type"`.
+/// The wire contract of one event of a live paper-trading session (`sentio live`, the server): SentioLive's typed
+/// `LiveEvent` as its NDJSON line's shape. Every event is an object whose first key is `"type"`.
 ///
 /// | `type` | shape |
 /// |---|---|
@@ -11,13 +13,28 @@ import SentioCore
 /// | `rejected` | ``LiveRejectedEvent`` |
 /// | `equity` | ``LiveEquityEvent`` |
 ///
-/// Encode it with ``APIJSON/encode(_:)`` (the one JSON encoding); numbers are never NaN or infinite.
-public enum LiveEvent: Sendable, Hashable, Encodable {
+/// Encode it with ``APIJSON/encode(_:)`` (the one JSON encoding); numbers are never NaN or infinite. SentioLive's
+/// `LiveJournalCodec` writes the same line straight from the typed event (the journal's and `sentio live`'s bytes).
+public enum LiveEventContract: Sendable, Hashable, Encodable {
     case signalUpdate(LiveMessage)
     case order(LiveOrderEvent)
     case fill(LiveFillEvent)
     case rejected(LiveRejectedEvent)
     case equity(LiveEquityEvent)
+
+    /// The contract of a typed live event.
+    ///
+    /// - Throws: ``APIContractError`` for a signal update the contract cannot carry (as
+    ///   ``SignalContracts/liveMessage(_:config:)``).
+    public init(_ event: LiveEvent) throws(APIContractError) {
+        switch event {
+        case let .signalUpdate(signal, config): self = .signalUpdate(try SignalContracts.liveMessage(signal, config: config))
+        case .order(let e): self = .order(LiveOrderEvent(e))
+        case .fill(let e): self = .fill(LiveFillEvent(e))
+        case .rejected(let e): self = .rejected(LiveRejectedEvent(e))
+        case .equity(let e): self = .equity(LiveEquityEvent(e))
+        }
+    }
 
     /// The event's `"type"` value.
     public var type: String {
@@ -70,6 +87,13 @@ public struct LiveOrderEvent: Sendable, Hashable, Codable {
         self.decidedAt = decidedAt
         self.amount = amount
     }
+
+    /// The contract of a typed order event.
+    public init(_ e: LiveOrder) {
+        self.init(
+            id: e.id, symbol: e.symbol, side: e.side.rawValue, reason: e.reason.rawValue,
+            decidedAt: APITimestamp(epochSeconds: e.decidedAt), amount: e.amount)
+    }
 }
 
 /// A filled order: `{"type": "fill", "orderId", "symbol", "side", "reason", "timestamp", "price", "shares",
@@ -105,6 +129,14 @@ public struct LiveFillEvent: Sendable, Hashable, Codable {
         self.shares = shares
         self.commission = commission
         self.cash = cash
+    }
+
+    /// The contract of a typed fill event.
+    public init(_ e: LiveFill) {
+        self.init(
+            orderId: e.orderId, symbol: e.symbol, side: e.side.rawValue, reason: e.reason.rawValue,
+            timestamp: APITimestamp(epochSeconds: e.timestamp), price: e.price, shares: e.shares,
+            commission: e.commission, cash: e.cash)
     }
 }
 
@@ -146,6 +178,13 @@ public struct LiveRejectedEvent: Sendable, Hashable, Codable {
         self.field = field
         self.line = line
     }
+
+    /// The contract of a typed rejection event.
+    public init(_ e: LiveRejection) {
+        self.init(
+            reason: e.reason.code, message: e.message, symbol: e.symbol, timestamp: e.timestamp.map(APITimestamp.init(epochSeconds:)),
+            orderId: e.orderId, field: e.field, line: e.line)
+    }
 }
 
 /// The account marked at a completed step's close: `{"type": "equity", "timestamp", "equity", "cash",
@@ -169,5 +208,12 @@ public struct LiveEquityEvent: Sendable, Hashable, Codable {
         self.cash = cash
         self.contributions = contributions
         self.openPositions = openPositions
+    }
+
+    /// The contract of a typed equity mark.
+    public init(_ e: LiveEquityMark) {
+        self.init(
+            timestamp: APITimestamp(epochSeconds: e.timestamp), equity: e.equity, cash: e.cash,
+            contributions: e.contributions, openPositions: e.openPositions)
     }
 }

@@ -134,3 +134,18 @@ public func iso8601(epochSeconds: Int64) -> String {
     func two(_ x: Int) -> String { x < 10 ? "0\(x)" : "\(x)" }
     return "\(date)T\(two(h)):\(two(m)):\(two(s))Z"
 }
+
+/// Parses exactly `YYYY-MM-DDTHH:MM:SSZ` (years 0001–9999, what ``iso8601(epochSeconds:)`` writes) to UTC epoch
+/// seconds; `nil` for anything else.
+public func epochSeconds(iso8601 text: String) -> Int64? {
+    let u = Array(text.utf8)
+    guard u.count == 20, u[10] == UInt8(ascii: "T"), u[13] == UInt8(ascii: ":"), u[16] == UInt8(ascii: ":"),
+        u[19] == UInt8(ascii: "Z"), let date = CivilDate(iso: text.prefix(10))
+    else { return nil }
+    func two(_ i: Int) -> Int? {
+        let a = u[i] &- 48, b = u[i + 1] &- 48
+        return a < 10 && b < 10 ? Int(a) * 10 + Int(b) : nil
+    }
+    guard let h = two(11), let m = two(14), let s = two(17), h < 24, m < 60, s < 60 else { return nil }
+    return date.epochSeconds + Int64(h * 3600 + m * 60 + s)
+}

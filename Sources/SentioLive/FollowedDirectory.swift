@@ -70,7 +70,7 @@ public struct FollowedDirectory: Sendable {
     /// The symbols whose files are read, in universe order (the tie-break of bars with equal timestamps).
     public let universe: [String]
     /// How rows are read: the date form (`--date-format`) and the zone of wall-clock times (`--timezone`); prices are
-    /// always as they arrive (a growing file cannot be back-adjusted: ``PriceAdjustment/none``).
+    /// always as they arrive (a growing file cannot be back-adjusted: `PriceAdjustment.none`).
     public let readOptions: ReadOptions
     private var files: [String: FileState] = [:]
     private var unreadable: Set<String> = []

@@ -1,5 +1,4 @@
 import Foundation
-import SentioAPI
 import SentioCore
 import SentioData
 import SentioStore
@@ -167,7 +166,7 @@ public final class JournaledLiveSession {
             try chosen.configuration.validate()
             // Validate by building the session before anything is written.
             session = try LiveSession(configuration: chosen.configuration, universe: chosen.universe)
-            try journal.start(configurationJSON: try APIJSON.encode(chosen), resetting: reset)
+            try journal.start(configurationJSON: try OrderedJSON.encode(chosen), resetting: reset)
             try replay(after: 0, journaling: true)
         } else if let snapshot = try journal.latestSnapshot(),
                   LiveSnapshot.version(ofEncoded: [UInt8](snapshot.state)) == LiveSnapshot.currentVersion {
@@ -228,7 +227,7 @@ public final class JournaledLiveSession {
             if journaling {
                 try session.takeEvents { pending in
                     if case .event(let event) = pending, Self.isJournaled(event) {
-                        batch.appendEvent(type: event.type, json: try APIJSON.encodeLine(event), inputSeq: inputSeq)
+                        batch.appendEvent(type: event.type, json: try LiveJournalCodec.line(event), inputSeq: inputSeq)
                     }
                 }
                 inputsSinceSnapshot += 1
@@ -295,7 +294,7 @@ public final class JournaledLiveSession {
         }
         if case .rejected = event { counts.rejected += 1 }
         if Self.isJournaled(event) {
-            batch.appendEvent(type: event.type, json: try APIJSON.encodeLine(event), inputSeq: appliedInputSeq)
+            batch.appendEvent(type: event.type, json: try LiveJournalCodec.line(event), inputSeq: appliedInputSeq)
         }
         output.append(.event(event))
     }
@@ -312,7 +311,7 @@ public final class JournaledLiveSession {
 
     /// Feeds one bar (`line`: its input line, for rejection events). Its events are published by ``commit(forceSnapshot:)``.
     ///
-    /// - Throws: `StoreError` when the journal cannot be read, `APIEncodingError` if an event cannot be encoded.
+    /// - Throws: `StoreError` when the journal cannot be read, `JSONEncodingError` if an event cannot be encoded.
     public func ingest(_ feedBar: FeedBar, line: Int? = nil) throws {
         let symbol = feedBar.symbol, bar = feedBar.bar
         if let last = try lastAcceptedBar(symbol), bar.timestamp <= last.timestamp {
@@ -333,9 +332,9 @@ public final class JournaledLiveSession {
                         symbol: symbol, timestamp: existing.timestamp, open: existing.open, high: existing.high,
                         low: existing.low, close: existing.close, volume: existing.volume))
                 try record(
-                    .rejected(LiveRejectedEvent(
-                        reason: rejection.code, message: rejection.description, symbol: symbol,
-                        timestamp: APITimestamp(epochSeconds: bar.timestamp), line: line)),
+                    .rejected(LiveRejection(
+                        reason: .bar(rejection.kind), message: rejection.description, symbol: symbol,
+                        timestamp: bar.timestamp, line: line)),
                     line: line)
                 return
             }
@@ -361,14 +360,14 @@ public final class JournaledLiveSession {
     /// Records a line that is not a bar as a `rejected` event (`malformed-line`, naming the line and field).
     public func reject(_ error: NDJSONBarError) throws {
         try record(
-            .rejected(LiveRejectedEvent(
-                reason: "malformed-line", message: error.description, field: error.field, line: error.line)),
+            .rejected(LiveRejection(
+                reason: .malformedLine, message: error.description, field: error.field, line: error.line)),
             line: error.line)
     }
 
     /// Records an input that could not be read as a `rejected` event (`malformed-line`) with `message`.
     public func reject(line: Int, message: String) throws {
-        try record(.rejected(LiveRejectedEvent(reason: "malformed-line", message: message, line: line)), line: line)
+        try record(.rejected(LiveRejection(reason: .malformedLine, message: message, line: line)), line: line)
     }
 
     /// The grace delay passed: completes the pending step, if any, with the symbols that delivered (journaled,
@@ -403,17 +402,17 @@ public final class JournaledLiveSession {
             case .event(let event): events.append(event)
             case .signal(let signal):
                 // Left out when the contract cannot carry it (as LiveSession.takeEvents() does).
-                if let message = try? SignalContracts.liveMessage(signal, config: config) { events.append(.signalUpdate(message)) }
+                if LiveJournalCodec.isPublishable(signal) { events.append(.signalUpdate(signal, config: config)) }
             }
         }
         return events
     }
 
     /// ``commit(forceSnapshot:)``, then the events to publish appended to `lines` as NDJSON — the bytes of
-    /// `LiveEventJSON.appendLine` of each event ``commit(forceSnapshot:)`` returns — written straight from the
+    /// ``LiveJournalCodec/appendLine(_:to:)`` of each event ``commit(forceSnapshot:)`` returns — written straight from the
     /// engine's signals (no contract strings built: the cheap path of a command's output).
     ///
-    /// - Throws: `StoreError` (nothing appended); `APIEncodingError` for an order, fill or equity event with a
+    /// - Throws: `StoreError` (nothing appended); `JSONEncodingError` for an order, fill or equity event with a
     ///   non-finite number (after the commit).
     public func commit(forceSnapshot: Bool = false, appendingLinesTo lines: inout [UInt8]) throws {
         try waitForBackgroundCommits(appendingLinesTo: &lines)
@@ -451,7 +450,7 @@ public final class JournaledLiveSession {
     ///
     /// - Throws: the `StoreError` of the previous background commit (nothing of it is published, and the session
     ///   stays failed: every later commit throws it again; reopen the session, which continues after the last
-    ///   durable commit); `APIEncodingError` as ``commit(forceSnapshot:appendingLinesTo:)``.
+    ///   durable commit); `JSONEncodingError` as ``commit(forceSnapshot:appendingLinesTo:)``.
     public func commitInBackground(appendingCommittedLinesTo lines: inout [UInt8]) throws {
         try waitForBackgroundCommits(appendingLinesTo: &lines)
         try takeSnapshotIfDue(force: false)
@@ -506,8 +505,8 @@ public final class JournaledLiveSession {
         let config = session.configuration.signalModel
         for pending in output {
             switch pending {
-            case .event(let event): try LiveEventJSON.appendLine(event, to: &lines)
-            case .signal(let signal): LiveEventJSON.appendSignalUpdate(signal, config: config, to: &lines)
+            case .event(let event): try LiveJournalCodec.appendLine(event, to: &lines)
+            case .signal(let signal): LiveJournalCodec.appendSignalUpdate(signal, config: config, to: &lines)
             }
         }
     }

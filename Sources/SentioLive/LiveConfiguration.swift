@@ -47,7 +47,7 @@ public struct LiveConfiguration: Sendable, Equatable {
     /// (`Backtest.corporateActions`, `SteppedSimulation.scheduleCorporateActions`). Empty: none.
     public var corporateActions: [String: [HoldingAdjustment]]
     /// The split check of the OHLCV reader applied bar by bar (`sentio live --adjust auto`, the default): a bar whose
-    /// move from the symbol's previous bar looks like a split (``PriceAdjustment/suspectedSplitRatio(previousClose:open:close:)``)
+    /// move from the symbol's previous bar looks like a split (`PriceAdjustment.suspectedSplitRatio(previousClose:open:close:)`)
     /// that no split of ``corporateActions`` explains is rejected (`suspected-split`). `false`: every move is taken
     /// as real (`--adjust none`).
     public var splitCheck: Bool

@@ -1,5 +1,4 @@
 import Foundation
-import SentioAPI
 import SentioBacktest
 import SentioCore
 import SentioData
@@ -74,16 +73,28 @@ public enum LiveBarRejection: Sendable, Equatable, CustomStringConvertible {
     /// way until the session is restarted with the split in `--actions` (or with `--adjust none`).
     case suspectedSplit(previous: Bar, ratio: Double)
 
-    /// The `reason` code of the `rejected` event (`LiveRejectedEvent`).
-    public var code: String {
+    /// The `reason` code of a bar's `rejected` line.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        case unknownSymbol = "unknown-symbol"
+        case conflicting = "conflicting-bar"
+        case late = "late-bar"
+        case invalid = "invalid-bar"
+        case suspectedSplit = "suspected-split"
+    }
+
+    /// The rejection's reason code.
+    public var kind: Code {
         switch self {
-        case .unknownSymbol: "unknown-symbol"
-        case .conflicting: "conflicting-bar"
-        case .late: "late-bar"
-        case .invalid: "invalid-bar"
-        case .suspectedSplit: "suspected-split"
+        case .unknownSymbol: .unknownSymbol
+        case .conflicting: .conflicting
+        case .late: .late
+        case .invalid: .invalid
+        case .suspectedSplit: .suspectedSplit
         }
     }
+
+    /// The `reason` code of the `rejected` event (``LiveRejection``).
+    public var code: String { kind.rawValue }
 
     public var description: String {
         switch self {
@@ -438,77 +449,73 @@ public final class LiveSession {
     /// ``closeStep()`` without building events (they are kept until ``takeEvents()`` or ``discardEvents()``).
     public func closePendingStep() { completePendingStep() }
 
-    /// The events recorded since the last call, as contract values. A `signal_update` whose signal the contract
-    /// cannot carry (a non-finite field, e.g. the volume ratio over an all-zero-volume window) is left out.
+    /// The events recorded since the last call. A signal update whose signal the contract cannot carry (a
+    /// non-finite field, e.g. the volume ratio over an all-zero-volume window) is left out.
     public func takeEvents() -> [LiveEvent] {
         defer { raw.removeAll(keepingCapacity: true) }
         var out: [LiveEvent] = []
         out.reserveCapacity(raw.count)
         for event in raw {
             if case .signal(let signal) = event {
-                if let message = try? SignalContracts.liveMessage(signal, config: configuration.signalModel) {
-                    out.append(.signalUpdate(message))
-                }
+                if LiveJournalCodec.isPublishable(signal) { out.append(.signalUpdate(signal, config: configuration.signalModel)) }
             } else {
-                out.append(contractEvent(event))
+                out.append(typedEvent(event))
             }
         }
         return out
     }
 
     /// The events recorded since the last call, in order, with each signal update left as the engine's signal
-    /// (its contract built later, or its line written straight from it: `LiveEventJSON.appendSignalUpdate`).
+    /// (its line written straight from it: ``LiveJournalCodec/appendSignalUpdate(_:config:to:)``).
     func takeEvents(_ body: (PendingEvent) throws -> Void) rethrows {
         defer { raw.removeAll(keepingCapacity: true) }
         for event in raw {
             if case .signal(let signal) = event {
                 try body(.signal(signal))
             } else {
-                try body(.event(contractEvent(event)))
+                try body(.event(typedEvent(event)))
             }
         }
     }
 
-    /// The contract value of a recorded event other than a signal update.
-    private func contractEvent(_ event: RawEvent) -> LiveEvent {
+    /// The event of a recorded event other than a signal update.
+    private func typedEvent(_ event: RawEvent) -> LiveEvent {
         switch event {
         case .signal:
             preconditionFailure("signal updates are built by the caller")
         case .placed(let p):
-            return .order(LiveOrderEvent(
-                id: p.id, symbol: universe[p.symbol], side: p.side.rawValue,
-                reason: p.isContribution ? "contribution" : "signal",
-                decidedAt: APITimestamp(epochSeconds: simulation.timestamp(atStep: p.step)),
-                amount: p.isContribution ? p.amount : nil))
+            return .order(LiveOrder(
+                id: p.id, symbol: universe[p.symbol], side: p.side, reason: p.isContribution ? .contribution : .signal,
+                decidedAt: simulation.timestamp(atStep: p.step), amount: p.isContribution ? p.amount : nil))
         case let .resolved(i, cash):
             // One order-log entry: its order event (for level exits, decided in the step) was placed before it.
             let o = simulation.order(i)
-            let time = APITimestamp(epochSeconds: simulation.timestamp(atStep: o.resolvedStep))
+            let time = simulation.timestamp(atStep: o.resolvedStep)
             let symbol = universe[o.symbol]
             if let rejection = o.rejection {
-                return .rejected(LiveRejectedEvent(
-                    reason: rejection.rawValue, message: "order \(o.id) (\(o.side.rawValue) \(symbol)) rejected: \(rejection.rawValue)",
+                return .rejected(LiveRejection(
+                    reason: .order(rejection), message: "order \(o.id) (\(o.side.rawValue) \(symbol)) rejected: \(rejection.rawValue)",
                     symbol: symbol, timestamp: time, orderId: o.id))
             }
-            return .fill(LiveFillEvent(
-                orderId: o.id, symbol: symbol, side: o.side.rawValue, reason: o.reason.rawValue, timestamp: time,
+            return .fill(LiveFill(
+                orderId: o.id, symbol: symbol, side: o.side, reason: o.reason, timestamp: time,
                 price: o.fillPrice, shares: o.shares, commission: o.commission, cash: cash))
         case let .levelOrder(i):
             let o = simulation.order(i)
-            return .order(LiveOrderEvent(
-                id: o.id, symbol: universe[o.symbol], side: o.side.rawValue, reason: o.reason.rawValue,
-                decidedAt: APITimestamp(epochSeconds: simulation.timestamp(atStep: o.resolvedStep)), amount: nil))
+            return .order(LiveOrder(
+                id: o.id, symbol: universe[o.symbol], side: o.side, reason: LiveOrderReason(o.reason),
+                decidedAt: simulation.timestamp(atStep: o.resolvedStep), amount: nil))
         case let .equity(step, openPositions):
-            return .equity(LiveEquityEvent(
-                timestamp: APITimestamp(epochSeconds: simulation.timestamp(atStep: step)), equity: simulation.equity(atStep: step),
+            return .equity(LiveEquityMark(
+                timestamp: simulation.timestamp(atStep: step), equity: simulation.equity(atStep: step),
                 cash: simulation.cash(atStep: step), contributions: simulation.contribution(atStep: step),
                 openPositions: openPositions))
         case let .barRejected(bar, reason):
             var field: String?
             if case .invalid(let f, _) = reason { field = f }
-            return .rejected(LiveRejectedEvent(
-                reason: reason.code, message: "\(bar.symbol) bar at \(iso8601(epochSeconds: bar.timestamp)): \(reason)",
-                symbol: bar.symbol, timestamp: APITimestamp(epochSeconds: bar.timestamp), field: field))
+            return .rejected(LiveRejection(
+                reason: .bar(reason.kind), message: "\(bar.symbol) bar at \(iso8601(epochSeconds: bar.timestamp)): \(reason)",
+                symbol: bar.symbol, timestamp: bar.timestamp, field: field))
         }
     }
 
@@ -541,23 +548,9 @@ public final class LiveSession {
         simulation.reserveCapacity(steps: steps, orders: orders, trades: trades)
     }
 
-    /// `GET /portfolio` of the session (`BacktestContracts.portfolio` of ``result()``).
-    /// - Throws: `APIContractError` before the first completed step, or as the adapter does; as ``result()``.
-    public func portfolio(recentTrades: Int = 10, exchangeTimeZone: ExchangeTimeZone = .newYork) throws -> Portfolio {
-        try BacktestContracts.portfolio(result(), recentTrades: recentTrades, exchangeTimeZone: exchangeTimeZone)
-    }
-
-    /// `GET /signals`: each symbol's latest signal, in universe order (symbols without a signal yet are left out).
-    /// - Throws: `APIContractError` when no symbol has a signal yet, or a ready signal has a non-finite number.
-    public func signals() throws -> SignalsResponse {
-        let latest = (0..<universe.count).compactMap { simulation.latestSignal($0) }
-        return try SignalContracts.response(latest, config: configuration.signalModel)
-    }
-
-    /// The trade history (`BacktestContracts.tradeHistory` of ``result()``).
-    /// - Throws: `APIContractError` when there is no closed trade; as ``result()``.
-    public func tradeHistory() throws -> TradeHistory {
-        try BacktestContracts.tradeHistory(result())
+    /// Each symbol's latest signal, in universe order (symbols without a signal yet are left out).
+    public func latestSignals() -> [Signal] {
+        (0..<universe.count).compactMap { simulation.latestSignal($0) }
     }
 
     /// The whole state with the whole history, exactly: `LiveSession(snapshot:)` continues identically, and its

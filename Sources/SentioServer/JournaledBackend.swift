@@ -64,17 +64,19 @@ public final class JournaledLiveBackend: LiveBackend {
                 timestamp: b.bar.timestamp, open: b.bar.open, high: b.bar.high, low: b.bar.low, close: b.bar.close,
                 volume: b.bar.volume)
         }
-        var barRejections = events.compactMap { event -> LiveRejectedEvent? in
+        var barRejections = events.compactMap { event -> LiveRejection? in
             if case .rejected(let r) = event, r.orderId == nil { return r }
             return nil
         }.makeIterator()
         let outcomes = statuses.map { status -> BarOutcome in
             if let status { return status }
             let r = barRejections.next()
-            return .rejected(reason: r?.reason ?? "rejected", message: r?.message ?? "refused by the live session")
+            return .rejected(reason: r?.reason.code ?? "rejected", message: r?.message ?? "refused by the live session")
         }
         var messages: [LiveMessage] = []
-        for event in events { if case .signalUpdate(let m) = event { messages.append(m) } }
+        for case let .signalUpdate(signal, config) in events {
+            if let m = try? SignalContracts.liveMessage(signal, config: config) { messages.append(m) }
+        }
         if live.session.pendingStepTime != nil {
             if pendingSince == nil { pendingSince = Date().timeIntervalSince1970 }
         } else {
@@ -89,7 +91,9 @@ public final class JournaledLiveBackend: LiveBackend {
         guard try live.closeStepIfPending() else { return (false, []) }
         let events = try live.commit()
         var messages: [LiveMessage] = []
-        for event in events { if case .signalUpdate(let m) = event { messages.append(m) } }
+        for case let .signalUpdate(signal, config) in events {
+            if let m = try? SignalContracts.liveMessage(signal, config: config) { messages.append(m) }
+        }
         return (true, messages)
     }
 

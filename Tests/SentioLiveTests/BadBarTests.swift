@@ -71,7 +71,7 @@ import Testing
                 Issue.record("expected one rejected event, got \(events.map(\.type))")
                 continue
             }
-            #expect(r.reason == expectedCode)
+            #expect(r.reason.code == expectedCode)
             if let expectedField { #expect(r.field == expectedField) }
             #expect(r.symbol == bar.symbol)
             #expect(try session.snapshot().encoded() == before, "a rejected bar changes nothing")

@@ -133,7 +133,7 @@ struct CorporateActionLiveTests {
             Issue.record("expected a rejection, got \(events)")
             return
         }
-        #expect(event.reason == "suspected-split")
+        #expect(event.reason.code == "suspected-split")
         #expect(event.message.contains("AAPL bar at 2000-06-21"), "\(event.message)")
         #expect(event.message.contains("from 2000-06-20") && event.message.contains("2-for-1"), "\(event.message)")
         #expect(event.message.contains("--actions") && event.message.contains("--adjust none") && event.message.contains("--reset"))

@@ -8,8 +8,9 @@ import SentioStore
 import SentioTestSupport
 import Testing
 
-/// The tree encoder's one-line form (`APIJSON.encode` without its layout), independent of `LiveEventJSON`.
-private func treeLine(_ event: LiveEvent) throws -> String {
+/// The tree encoder's one-line form (`APIJSON.encode` of the wire contract without its layout), independent of
+/// `LiveJournalCodec` (shared by `LiveJournalCodecTests`).
+func treeLine(_ event: LiveEventContract) throws -> String {
     let pretty = try APIJSON.encode(event)
     var out: [UInt8] = []
     var atLineStart = false
@@ -83,7 +84,7 @@ struct DirectSignalLineTests {
             var config = SignalModelConfig()
             config.horizon = 1 + Int(rng.next() % 6)
             var buffer: [UInt8] = [7, 8]
-            let ok = LiveEventJSON.appendSignalUpdate(signal, config: config, to: &buffer)
+            let ok = LiveJournalCodec.appendSignalUpdate(signal, config: config, to: &buffer)
             if let message = try? SignalContracts.liveMessage(signal, config: config) {
                 #expect(ok, "case \(k)")
                 #expect(String(decoding: buffer.dropFirst(2), as: UTF8.self) == (try treeLine(.signalUpdate(message))), "case \(k)")
@@ -122,7 +123,7 @@ struct DirectSignalLineTests {
             try c.commitInBackground(appendingCommittedLinesTo: &pipelinedLines)
             for event in try b.commit() {
                 kinds.insert(event.type)
-                expected += try treeLine(event)
+                expected += try treeLine(try LiveEventContract(event))
             }
         }
         for (k, bar) in bars.enumerated() {

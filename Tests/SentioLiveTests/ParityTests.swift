@@ -191,7 +191,7 @@ func restart(_ session: LiveSession, compact: Bool = false, actions: [FeedAction
         let equity = events.compactMap { if case .equity(let e) = $0 { e } else { nil } }
         #expect(equity.map(\.equity.bitPattern) == expected.equity.map(\.bitPattern))
         #expect(equity.map(\.cash.bitPattern) == expected.cash.map(\.bitPattern))
-        #expect(equity.map(\.timestamp.epochSeconds) == expected.timestamps)
+        #expect(equity.map(\.timestamp) == expected.timestamps)
         let fills = events.compactMap { if case .fill(let f) = $0 { f } else { nil } }
         let filled = expected.orders.filter(\.isFilled)
         #expect(fills.map(\.orderId).sorted() == filled.map(\.id))
@@ -201,7 +201,7 @@ func restart(_ session: LiveSession, compact: Bool = false, actions: [FeedAction
         #expect(pendingAtEnd.count <= universe.count)
         let placed = events.compactMap { if case .order(let o) = $0 { o.id } else { nil } }
         #expect(placed.sorted() == expected.orders.map(\.id), "one order event per order")
-        for e in events { _ = try APIJSON.encode(e) }
+        for e in events { _ = try APIJSON.encode(try LiveEventContract(e)) }
 
         // The apps' views: the same contracts as the backtest's and the signal model's on the same data (or the
         // same refusal, e.g. nothing invested).

@@ -1,53 +1,45 @@
+import Foundation
+import SentioBacktest
 import SentioCore
 import SentioSignals
 
-/// A direct-to-bytes writer of ``LiveEvent`` NDJSON lines: exactly the bytes of ``APIJSON/encodeLine(_:)``.
+/// The NDJSON lines of ``LiveEvent``s: what the journal stores for each order, fill and rejection, what
+/// `sentio live` prints, and what SentioAPI's live contracts encode to (the same bytes: a seeded property test in
+/// SentioLiveTests, `LiveJournalCodecTests`, compares them with the contract encoder `APIJSON` over random events).
 ///
-/// **A measured exception to "one JSON encoding".** Every other JSON goes through ``APIJSON``'s ordered tree
-/// encoder. A live session's output is dominated by `signal_update` events (~760 bytes, one per bar): in a release
-/// build the tree encoding took ~79 % of a journaled replay's CPU time (perf), holding the replay near 90,000
-/// bars per CPU-second. This writer appends the same text straight into a byte buffer — same key order (the
-/// contracts' declaration order), same numbers (`Double`'s shortest round-trip `description`, integers in
-/// decimal), explicit `null`s, the same string escaping (`JSONText`) and the same one-line layout (`"key": value`,
-/// `,` between members) — and ``APIJSON/encodeLine(_:)`` routes `LiveEvent` and `LiveMessage` values here. A
-/// seeded property test (SentioLiveTests, `LiveEventJSONTests`) compares its bytes with the tree encoder's over
-/// thousands of random events (odd and extreme doubles, unicode and control characters in strings, every event
-/// kind, non-finite numbers and their error). When a live contract gains a field, this writer must gain it too;
-/// that test fails until it does.
+/// The layout is the contract encoder's one-line form: keys in the contracts' documented order, `"key": value`,
+/// `,` between members; numbers as `Double`'s shortest round-trip `description`, integers in decimal; an explicit
+/// `null` for what does not apply; timestamps as `iso8601(epochSeconds:)` strings; strings escaped as `JSONText`
+/// escapes them. The text is appended straight into a byte buffer (no tree, no intermediate strings): a session's
+/// output is dominated by `signal_update` lines (~760 bytes, one per bar), and the tree encoding once took ~79 % of
+/// a journaled replay's CPU time. When an event gains a field, the writer, the reader and SentioAPI's contract gain
+/// it together; the property test fails until they do.
 ///
-/// ``appendSignalUpdate(_:config:to:)`` writes a `signal_update` straight from the engine's `Signal` (the bytes of
-/// `SignalContracts.liveMessage` encoded here), without building the contract's strings: the id is hashed and the
-/// reasoning written on the stack. A live session's output path uses it; a seeded test compares it with the
-/// contract path over random signals.
-public enum LiveEventJSON {
-    /// The NDJSON line of `event` (ending with a newline), as ``APIJSON/encodeLine(_:)`` writes it.
+/// ``event(line:)`` reads a stored line back (orders, fills, rejections and equity marks; a `signal_update` line is
+/// derived from the engine's signal and is not read back).
+public enum LiveJournalCodec {
+    /// The NDJSON line of `event` (ending with a newline).
     ///
-    /// - Throws: ``APIEncodingError`` for a non-finite number, naming the field as the tree encoder does.
-    public static func line(_ event: LiveEvent) throws(APIEncodingError) -> String {
+    /// - Throws: `JSONEncodingError` for a non-finite number (naming the field as the contract encoder does) or,
+    ///   for a signal update, a warming-up signal (``isPublishable(_:)``).
+    public static func line(_ event: LiveEvent) throws(JSONEncodingError) -> String {
         var out: [UInt8] = []
         try appendLine(event, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The NDJSON line of a `signal_update` message, as ``APIJSON/encodeLine(_:)`` writes it.
-    ///
-    /// - Throws: ``APIEncodingError`` for a non-finite number.
-    public static func line(_ message: LiveMessage) throws(APIEncodingError) -> String {
-        var out: [UInt8] = []
-        try appendLine(.signalUpdate(message), to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
     /// Appends the NDJSON line of `event` (ending with a newline) to `out`. On error `out` is left as it was.
     ///
-    /// - Throws: ``APIEncodingError`` for a non-finite number.
-    public static func appendLine(_ event: LiveEvent, to out: inout [UInt8]) throws(APIEncodingError) {
+    /// - Throws: as ``line(_:)``.
+    public static func appendLine(_ event: LiveEvent, to out: inout [UInt8]) throws(JSONEncodingError) {
         // The numbers are checked first (in writing order: the first non-finite one is the error), so that writing
         // cannot fail.
         switch event {
-        case .signalUpdate(let m):
-            let s = m.data.signal
-            try finite(m.data.price, "data.price")
+        case let .signalUpdate(s, config):
+            guard !s.isWarmUp else {
+                throw JSONEncodingError(field: "data.signal", message: "a warming-up signal has no signal_update")
+            }
+            try finite(s.price, "data.price")
             try finite(s.price, "data.signal.price")
             try finite(s.change, "data.signal.change")
             try finite(s.changePercent, "data.signal.changePercent")
@@ -58,53 +50,54 @@ public enum LiveEventJSON {
             try finite(s.aiSignal, "data.signal.aiSignal")
             try finite(s.rsi, "data.signal.rsi")
             try finite(s.volumeRatio, "data.signal.volumeRatio")
-            let bound = 768 + 6 * (m.type.utf8.count + m.data.symbol.utf8.count + s.id.utf8.count + s.symbol.utf8.count
-                + s.signalType.rawValue.utf8.count + s.recommendation.utf8.count + s.reasoning.utf8.count)
-            write(to: &out, bound: bound) { $0.message(m) }
+            appendSignalUpdate(s, config: config, to: &out)
         case .order(let e):
             if let a = e.amount { try finite(a, "amount") }
-            let bound = 256 + 6 * (e.type.utf8.count + e.symbol.utf8.count + e.side.utf8.count + e.reason.utf8.count)
+            let bound = 256 + 6 * e.symbol.utf8.count
             write(to: &out, bound: bound) { $0.order(e) }
         case .fill(let e):
             try finite(e.price, "price")
             try finite(e.shares, "shares")
             try finite(e.commission, "commission")
             try finite(e.cash, "cash")
-            let bound = 384 + 6 * (e.type.utf8.count + e.symbol.utf8.count + e.side.utf8.count + e.reason.utf8.count)
+            let bound = 384 + 6 * e.symbol.utf8.count
             write(to: &out, bound: bound) { $0.fill(e) }
         case .rejected(let e):
-            let bound = 320 + 6 * (e.type.utf8.count + e.reason.utf8.count + e.message.utf8.count
-                + (e.symbol?.utf8.count ?? 0) + (e.field?.utf8.count ?? 0))
+            let bound = 320 + 6 * (e.message.utf8.count + (e.symbol?.utf8.count ?? 0) + (e.field?.utf8.count ?? 0))
             write(to: &out, bound: bound) { $0.rejected(e) }
         case .equity(let e):
             try finite(e.equity, "equity")
             try finite(e.cash, "cash")
             try finite(e.contributions, "contributions")
-            let bound = 256 + 6 * e.type.utf8.count
-            write(to: &out, bound: bound) { $0.equity(e) }
+            write(to: &out, bound: 256) { $0.equity(e) }
         }
     }
 
-    /// A non-finite number is the tree encoder's error for `path`.
+    /// A non-finite number is the contract encoder's error for `path`.
     @inline(__always)
-    static func finite(_ x: Double, _ path: @autoclosure () -> String) throws(APIEncodingError) {
+    static func finite(_ x: Double, _ path: @autoclosure () -> String) throws(JSONEncodingError) {
         guard x.isFinite else {
-            throw APIEncodingError(
+            throw JSONEncodingError(
                 field: path(), message: "non-finite number \(x): a contract number is never null, NaN or infinite")
         }
     }
 
-    /// Appends the NDJSON line of the `signal_update` of engine signal `signal` — the bytes of
-    /// `appendLine(.signalUpdate(SignalContracts.liveMessage(signal, config: config)))` — and returns `true`;
-    /// returns `false` and appends nothing when the contract cannot carry the signal (a warming-up signal, a
-    /// non-finite number: `SignalContracts.signal(_:config:)` throws), as a live session leaves such updates out.
+    /// Whether a `signal_update` can carry `signal`: it is ready (not warming up) and its numbers are finite (the
+    /// contract's rule; SentioAPI's `SignalContracts.signal(_:config:)` throws exactly otherwise). A session leaves
+    /// other signals out of its events.
+    public static func isPublishable(_ s: Signal) -> Bool {
+        !s.isWarmUp && s.price.isFinite && s.change.isFinite && s.changePercent.isFinite && s.confidence.isFinite
+            && s.targetReturn.isFinite && s.stopLoss.isFinite && s.profitTarget.isFinite && s.aiSignal.isFinite
+            && s.rsi.isFinite && s.volumeRatio.isFinite
+    }
+
+    /// Appends the NDJSON line of the `signal_update` of engine signal `signal` and returns `true`; returns `false`
+    /// and appends nothing when the line cannot carry the signal (``isPublishable(_:)``). The id is hashed and the
+    /// reasoning written on the stack: no contract strings are built.
     @discardableResult
     public static func appendSignalUpdate(_ signal: Signal, config: SignalModelConfig, to out: inout [UInt8]) -> Bool {
         let s = signal
-        guard !s.isWarmUp, s.price.isFinite, s.change.isFinite, s.changePercent.isFinite, s.confidence.isFinite,
-              s.targetReturn.isFinite, s.stopLoss.isFinite, s.profitTarget.isFinite, s.aiSignal.isFinite,
-              s.rsi.isFinite, s.volumeRatio.isFinite
-        else { return false }
+        guard isPublishable(s) else { return false }
         let recommendation = SignalText.recommendation(for: s, config: config)
         SignalText.withReasoning(for: s, config: config) { reasoning in
             let bound = 768 + 6 * (2 * s.symbol.utf8.count + recommendation.utf8.count + reasoning.count)
@@ -119,7 +112,7 @@ public enum LiveEventJSON {
                 w.p += Signal.idLength
                 w.byte(UInt8(ascii: "\""))
                 w.key("symbol"); w.string(s.symbol)
-                w.key("timestamp"); w.timestamp(APITimestamp(epochSeconds: s.timestamp))
+                w.key("timestamp"); w.timestamp(s.timestamp)
                 w.key("price"); w.finite(s.price)
                 w.key("change"); w.finite(s.change)
                 w.key("changePercent"); w.finite(s.changePercent)
@@ -151,7 +144,7 @@ public enum LiveEventJSON {
             w.byte(0x0A)
             return w.p - (buffer.baseAddress! + start)
         }
-        precondition(written <= bound + 1, "LiveEventJSON wrote past its bound")
+        precondition(written <= bound + 1, "LiveJournalCodec wrote past its bound")
         out.removeSubrange((start + written)...)
     }
 
@@ -251,12 +244,13 @@ public enum LiveEventJSON {
         /// A double the caller checked to be finite, as `description` writes it.
         @inline(__always) mutating func finite(_ x: Double) { x.write(to: &self) }
 
-        mutating func timestamp(_ t: APITimestamp) {
+        /// UTC epoch seconds as `iso8601(epochSeconds:)` writes them, quoted.
+        mutating func timestamp(_ t: Int64) {
             byte(UInt8(ascii: "\""))
-            let days = floorDivide(t.epochSeconds, 86_400)
-            let secondsOfDay = t.epochSeconds - days * 86_400
+            let days = floorDivide(t, 86_400)
+            let secondsOfDay = t - days * 86_400
             let date = CivilDate(daysSinceEpoch: Int(days))
-            // APITimestamp.description: iso8601(epochSeconds:), YYYY-MM-DDTHH:MM:SSZ for years 1...9999.
+            // iso8601(epochSeconds:): YYYY-MM-DDTHH:MM:SSZ for years 1...9999.
             if (1...9999).contains(date.year) {
                 fixed(date.year, 4)
                 byte(UInt8(ascii: "-"))
@@ -272,12 +266,12 @@ public enum LiveEventJSON {
                 fixed(s % 60, 2)
                 byte(UInt8(ascii: "Z"))
             } else {
-                write(t.description)
+                write(iso8601(epochSeconds: t))
             }
             byte(UInt8(ascii: "\""))
         }
 
-        mutating func optionalTimestamp(_ t: APITimestamp?) {
+        mutating func optionalTimestamp(_ t: Int64?) {
             if let t { timestamp(t) } else { raw("null") }
         }
 
@@ -290,49 +284,24 @@ public enum LiveEventJSON {
             p += width
         }
 
-        mutating func message(_ m: LiveMessage) {
-            key("type", first: true); string(m.type)
-            key("data"); key("symbol", first: true); string(m.data.symbol)
-            key("price"); finite(m.data.price)
-            key("signal")
-            let s = m.data.signal
-            key("id", first: true); string(s.id)
-            key("symbol"); string(s.symbol)
-            key("timestamp"); timestamp(s.timestamp)
-            key("price"); finite(s.price)
-            key("change"); finite(s.change)
-            key("changePercent"); finite(s.changePercent)
-            key("signalType"); string(s.signalType.rawValue)
-            key("confidence"); finite(s.confidence)
-            key("targetReturn"); finite(s.targetReturn)
-            key("stopLoss"); finite(s.stopLoss)
-            key("profitTarget"); finite(s.profitTarget)
-            key("aiSignal"); finite(s.aiSignal)
-            key("rsi"); finite(s.rsi)
-            key("volumeRatio"); finite(s.volumeRatio)
-            key("recommendation"); string(s.recommendation)
-            key("reasoning"); string(s.reasoning)
-            raw("}}}")
-        }
-
-        mutating func order(_ e: LiveOrderEvent) {
-            key("type", first: true); string(e.type)
+        mutating func order(_ e: LiveOrder) {
+            raw("{\"type\": \"order\"")
             key("id"); int(e.id)
             key("symbol"); string(e.symbol)
-            key("side"); string(e.side)
-            key("reason"); string(e.reason)
+            key("side"); string(e.side.rawValue)
+            key("reason"); string(e.reason.rawValue)
             key("decidedAt"); timestamp(e.decidedAt)
             key("amount")
             if let a = e.amount { finite(a) } else { raw("null") }
             byte(UInt8(ascii: "}"))
         }
 
-        mutating func fill(_ e: LiveFillEvent) {
-            key("type", first: true); string(e.type)
+        mutating func fill(_ e: LiveFill) {
+            raw("{\"type\": \"fill\"")
             key("orderId"); int(e.orderId)
             key("symbol"); string(e.symbol)
-            key("side"); string(e.side)
-            key("reason"); string(e.reason)
+            key("side"); string(e.side.rawValue)
+            key("reason"); string(e.reason.rawValue)
             key("timestamp"); timestamp(e.timestamp)
             key("price"); finite(e.price)
             key("shares"); finite(e.shares)
@@ -341,9 +310,9 @@ public enum LiveEventJSON {
             byte(UInt8(ascii: "}"))
         }
 
-        mutating func rejected(_ e: LiveRejectedEvent) {
-            key("type", first: true); string(e.type)
-            key("reason"); string(e.reason)
+        mutating func rejected(_ e: LiveRejection) {
+            raw("{\"type\": \"rejected\"")
+            key("reason"); string(e.reason.code)
             key("message"); string(e.message)
             key("symbol"); optionalString(e.symbol)
             key("timestamp"); optionalTimestamp(e.timestamp)
@@ -353,8 +322,8 @@ public enum LiveEventJSON {
             byte(UInt8(ascii: "}"))
         }
 
-        mutating func equity(_ e: LiveEquityEvent) {
-            key("type", first: true); string(e.type)
+        mutating func equity(_ e: LiveEquityMark) {
+            raw("{\"type\": \"equity\"")
             key("timestamp"); timestamp(e.timestamp)
             key("equity"); finite(e.equity)
             key("cash"); finite(e.cash)
@@ -363,4 +332,72 @@ public enum LiveEventJSON {
             byte(UInt8(ascii: "}"))
         }
     }
+
+    // MARK: - Reading
+
+    /// The members a stored line may have (each kind uses some of them).
+    private struct Members: Decodable {
+        var type: String
+        var id, orderId, openPositions, line: Int?
+        var symbol, side, reason, message, field, decidedAt, timestamp: String?
+        var amount, price, shares, commission, cash, equity, contributions: Double?
+    }
+
+    /// The event of NDJSON line `line` (with or without its newline), as ``appendLine(_:to:)`` wrote it: an order,
+    /// fill, rejection or equity mark.
+    ///
+    /// - Throws: ``LiveEventLineError`` for a line that is not one (bad JSON, a missing member, an unknown code or
+    ///   type, a `signal_update`).
+    public static func event(line: String) throws(LiveEventLineError) -> LiveEvent {
+        let m: Members
+        do {
+            m = try JSONDecoder().decode(Members.self, from: Data(line.utf8))
+        } catch {
+            throw LiveEventLineError(message: "not a live event line (\(error))")
+        }
+        func need<T>(_ value: T?, _ name: String) throws(LiveEventLineError) -> T {
+            guard let value else { throw LiveEventLineError(message: "\(m.type) line without a valid '\(name)'") }
+            return value
+        }
+        func time(_ text: String?, _ name: String) throws(LiveEventLineError) -> Int64 {
+            try need(text.flatMap { epochSeconds(iso8601: $0) }, name)
+        }
+        switch m.type {
+        case "order":
+            return .order(LiveOrder(
+                id: try need(m.id, "id"), symbol: try need(m.symbol, "symbol"),
+                side: try need(m.side.flatMap(OrderSide.init(rawValue:)), "side"),
+                reason: try need(m.reason.flatMap(LiveOrderReason.init(rawValue:)), "reason"),
+                decidedAt: try time(m.decidedAt, "decidedAt"), amount: m.amount))
+        case "fill":
+            return .fill(LiveFill(
+                orderId: try need(m.orderId, "orderId"), symbol: try need(m.symbol, "symbol"),
+                side: try need(m.side.flatMap(OrderSide.init(rawValue:)), "side"),
+                reason: try need(m.reason.flatMap(ExitReason.init(rawValue:)), "reason"),
+                timestamp: try time(m.timestamp, "timestamp"), price: try need(m.price, "price"),
+                shares: try need(m.shares, "shares"), commission: try need(m.commission, "commission"),
+                cash: try need(m.cash, "cash")))
+        case "rejected":
+            var timestamp: Int64?
+            if m.timestamp != nil { timestamp = try time(m.timestamp, "timestamp") }
+            return .rejected(LiveRejection(
+                reason: try need(m.reason.flatMap(LiveRejectionReason.init(code:)), "reason"),
+                message: try need(m.message, "message"), symbol: m.symbol,
+                timestamp: timestamp, orderId: m.orderId,
+                field: m.field, line: m.line))
+        case "equity":
+            return .equity(LiveEquityMark(
+                timestamp: try time(m.timestamp, "timestamp"), equity: try need(m.equity, "equity"),
+                cash: try need(m.cash, "cash"), contributions: try need(m.contributions, "contributions"),
+                openPositions: try need(m.openPositions, "openPositions")))
+        default:
+            throw LiveEventLineError(message: "'\(m.type)' lines are not read back")
+        }
+    }
+}
+
+/// A line ``LiveJournalCodec/event(line:)`` cannot read.
+public struct LiveEventLineError: Error, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

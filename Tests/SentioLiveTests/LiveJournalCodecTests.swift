@@ -6,21 +6,9 @@ import SentioSignals
 import SentioTestSupport
 import Testing
 
-/// The tree encoder's one-line form, computed here independently of `APIJSON.encodeLine` (which routes live
-/// events to `LiveEventJSON`): `APIJSON.encode`'s pretty text without its line breaks and indentation.
-private func treeLine(_ event: LiveEvent) throws(APIEncodingError) -> String {
-    let pretty = try APIJSON.encode(event)
-    var out: [UInt8] = []
-    var atLineStart = false
-    for byte in pretty.utf8 {
-        if byte == 0x0A { atLineStart = true; continue }
-        if atLineStart && byte == 0x20 { continue }
-        atLineStart = false
-        out.append(byte)
-    }
-    out.append(0x0A)
-    return String(decoding: out, as: UTF8.self)
-}
+/// The old path's bytes: the wire contract (SentioAPI's `LiveEventContract` of the typed event) through the tree
+/// encoder, one line (computed independently of `APIJSON.encodeLine`).
+private func treeLine(_ event: LiveEvent) throws -> String { try treeLine(try LiveEventContract(event)) }
 
 /// Random doubles of every shape `description` has: integers (`100000.0`), exponents both ways (`1e-05`,
 /// `1e+16`), subnormals, the extremes, negative zero, short decimals, random bit patterns.
@@ -49,12 +37,12 @@ private func randomString(_ rng: inout SplitMix64) -> String {
     return s
 }
 
-private func randomTimestamp(_ rng: inout SplitMix64) -> APITimestamp {
+private func randomTimestamp(_ rng: inout SplitMix64) -> Int64 {
     let range = CivilDate.supportedEpochSeconds
     let span = UInt64(range.upperBound - range.lowerBound + 1)
     switch rng.next() % 4 {
-    case 0: return APITimestamp(epochSeconds: [range.lowerBound, range.upperBound, 0, -1, 86_399, 86_400][Int(rng.next() % 6)])
-    default: return APITimestamp(epochSeconds: range.lowerBound + Int64(rng.next() % span))
+    case 0: return [range.lowerBound, range.upperBound, 0, -1, 86_399, 86_400][Int(rng.next() % 6)]
+    default: return range.lowerBound + Int64(rng.next() % span)
     }
 }
 
@@ -66,79 +54,76 @@ private func randomInt(_ rng: inout SplitMix64) -> Int {
     }
 }
 
+private func pick<T>(_ values: [T], _ rng: inout SplitMix64) -> T { values[Int(rng.next() % UInt64(values.count))] }
+
+/// Every rejection reason: the backtest's order reasons, the bar codes, `malformed-line`.
+private let rejectionReasons: [LiveRejectionReason] =
+    [RejectionReason.insufficientCash, .zeroSize, .noBarForSymbol, .maxPositionsReached, .positionAlreadyOpen,
+     .noOpenPosition, .invalidAmount, .quantityOverflow].map { .order($0) }
+    + LiveBarRejection.Code.allCases.map { .bar($0) } + [.malformedLine]
+
+/// A random order, fill, rejection or equity mark (signal updates: `DirectSignalLineTests`).
 private func randomEvent(_ rng: inout SplitMix64) -> LiveEvent {
     func d() -> Double { randomDouble(&rng) }
     func str() -> String { randomString(&rng) }
     func maybe<T>(_ make: () -> T) -> T? { rng.next() % 3 == 0 ? nil : make() }
-    switch rng.next() % 5 {
+    let side = pick([OrderSide.buy, .sell], &rng)
+    switch rng.next() % 4 {
     case 0:
-        let signal = APISignal(
-            id: str(), symbol: str(), timestamp: randomTimestamp(&rng), price: d(), change: d(), changePercent: d(),
-            signalType: SignalType.allCases[Int(rng.next() % 3)], confidence: d(), targetReturn: d(), stopLoss: d(),
-            profitTarget: d(), aiSignal: d(), rsi: d(), volumeRatio: d(), recommendation: str(), reasoning: str())
-        var message = LiveMessage(signalUpdate: signal)
-        if rng.next() % 4 == 0 { message.data.price = d() }
-        if rng.next() % 8 == 0 { message.data.symbol = str() }
-        return .signalUpdate(message)
+        return .order(LiveOrder(
+            id: randomInt(&rng), symbol: str(), side: side, reason: pick(LiveOrderReason.allCases, &rng),
+            decidedAt: randomTimestamp(&rng), amount: maybe { d() }))
     case 1:
-        return .order(LiveOrderEvent(
-            id: randomInt(&rng), symbol: str(), side: str(), reason: str(), decidedAt: randomTimestamp(&rng),
-            amount: maybe { d() }))
+        return .fill(LiveFill(
+            orderId: randomInt(&rng), symbol: str(), side: side, reason: pick([ExitReason.signal, .stopLoss, .takeProfit], &rng),
+            timestamp: randomTimestamp(&rng), price: d(), shares: d(), commission: d(), cash: d()))
     case 2:
-        return .fill(LiveFillEvent(
-            orderId: randomInt(&rng), symbol: str(), side: str(), reason: str(), timestamp: randomTimestamp(&rng),
-            price: d(), shares: d(), commission: d(), cash: d()))
-    case 3:
-        return .rejected(LiveRejectedEvent(
-            reason: str(), message: str(), symbol: maybe { str() }, timestamp: maybe { randomTimestamp(&rng) },
-            orderId: maybe { randomInt(&rng) }, field: maybe { str() }, line: maybe { randomInt(&rng) }))
+        return .rejected(LiveRejection(
+            reason: pick(rejectionReasons, &rng), message: str(), symbol: maybe { str() },
+            timestamp: maybe { randomTimestamp(&rng) }, orderId: maybe { randomInt(&rng) }, field: maybe { str() },
+            line: maybe { randomInt(&rng) }))
     default:
-        return .equity(LiveEquityEvent(
+        return .equity(LiveEquityMark(
             timestamp: randomTimestamp(&rng), equity: d(), cash: d(), contributions: d(), openPositions: randomInt(&rng)))
     }
 }
 
-/// Replaces one double of `event` with a non-finite value (when it has one): `(event, field path)`.
+/// Replaces one double of `event` with a non-finite value (when it has one).
 private func poisoned(_ event: LiveEvent, _ rng: inout SplitMix64) -> LiveEvent {
     let bad = [Double.nan, .infinity, -.infinity][Int(rng.next() % 3)]
     switch event {
-    case .signalUpdate(var m):
-        switch rng.next() % 4 {
-        case 0: m.data.price = bad
-        case 1: m.data.signal.rsi = bad
-        case 2: m.data.signal.volumeRatio = bad
-        default: m.data.signal.change = bad
-        }
-        return .signalUpdate(m)
     case .order(var e): e.amount = bad; return .order(e)
     case .fill(var e):
         if rng.next() % 2 == 0 { e.cash = bad } else { e.price = bad }
         return .fill(e)
     case .equity(var e): e.contributions = bad; return .equity(e)
-    case .rejected: return event
+    case .rejected, .signalUpdate: return event
     }
 }
 
-@Suite("LiveEventJSON writes the tree encoder's bytes")
-struct LiveEventJSONTests {
-    @Test func randomEventsEncodeToTheSameBytes() throws {
+@Suite("LiveJournalCodec writes the wire contracts' bytes and reads them back")
+struct LiveJournalCodecTests {
+    /// Seeded: 5,000 random typed events: the codec's line is the old path's (the wire contract through the tree
+    /// encoder, and `APIJSON.encodeLine` of the contract), and reads back to the same event.
+    @Test func randomEventsEncodeToTheSameBytesAndReadBack() throws {
         var rng = SplitMix64(seed: 0x5EED_1317)
         var buffer: [UInt8] = []
+        var kinds = Set<String>()
         for k in 0..<5_000 {
             let event = randomEvent(&rng)
+            kinds.insert(event.type)
             let expected = try treeLine(event)
-            let direct = try LiveEventJSON.line(event)
+            let direct = try LiveJournalCodec.line(event)
             #expect(direct == expected, "case \(k)")
-            #expect(try APIJSON.encodeLine(event) == expected, "case \(k): encodeLine routes here")
+            #expect(try APIJSON.encodeLine(try LiveEventContract(event)) == expected, "case \(k): encodeLine of the contract")
+            #expect(try LiveJournalCodec.event(line: direct) == event, "case \(k): read back")
             // Appending keeps what the buffer held.
             let before = buffer.count
-            try LiveEventJSON.appendLine(event, to: &buffer)
+            try LiveJournalCodec.appendLine(event, to: &buffer)
             #expect(String(decoding: buffer[before...], as: UTF8.self) == expected)
             if buffer.count > 100_000 { buffer.removeAll(keepingCapacity: true) }
-            if case .signalUpdate(let m) = event {
-                #expect(try LiveEventJSON.line(m) == expected, "case \(k): the message alone")
-            }
         }
+        #expect(kinds == ["order", "fill", "rejected", "equity"])
     }
 
     @Test func nonFiniteNumbersAreTheTreeEncodersError() throws {
@@ -147,10 +132,10 @@ struct LiveEventJSONTests {
         for k in 0..<2_000 {
             let event = poisoned(randomEvent(&rng), &rng)
             var treeError: APIEncodingError?
-            do { _ = try treeLine(event) } catch { treeError = error }
+            do { _ = try treeLine(event) } catch let error as APIEncodingError { treeError = error }
             var directError: APIEncodingError?
             var buffer: [UInt8] = [1, 2, 3]
-            do { try LiveEventJSON.appendLine(event, to: &buffer) } catch { directError = error }
+            do { try LiveJournalCodec.appendLine(event, to: &buffer) } catch { directError = error }
             #expect(directError == treeError, "case \(k)")
             if treeError != nil {
                 checked += 1
@@ -158,6 +143,13 @@ struct LiveEventJSONTests {
             }
         }
         #expect(checked > 1_000)
+    }
+
+    @Test func linesThatAreNotEventsAreRefused() {
+        for line in ["", "{}", "[1]", #"{"type": "order"}"#, #"{"type": "signal_update","data": {}}"#,
+                     #"{"type": "rejected","reason": "no-such-code","message": "m","symbol": null,"timestamp": null,"orderId": null,"field": null,"line": null}"#] {
+            #expect(throws: LiveEventLineError.self, "\(line)") { try LiveJournalCodec.event(line: line) }
+        }
     }
 
     @Test func sessionEventsEncodeToTheSameBytes() throws {
@@ -172,7 +164,10 @@ struct LiveEventJSONTests {
                     guard let i = s.timestamps.firstIndex(of: 1_704_067_200 + Int64(step) * 86_400) else { continue }
                     for event in session.ingest(LiveBar(symbol: s.symbol, bar: s[bar: i])) {
                         kinds.insert(event.type)
-                        #expect(try LiveEventJSON.line(event) == (try treeLine(event)), "round \(round) step \(step)")
+                        let line = try LiveJournalCodec.line(event)
+                        #expect(line == (try treeLine(event)), "round \(round) step \(step)")
+                        if case .signalUpdate = event { continue }
+                        #expect(try LiveJournalCodec.event(line: line) == event, "round \(round) step \(step): read back")
                     }
                 }
             }
