@@ -39,20 +39,23 @@ struct BenchCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("What to measure: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "WORKLOAD"))
     var workload: String
 
-    @Option(help: ArgumentHelp("Number of symbols: the first N of the 12-symbol universe (signals), the first N inputs (backtest-rsi, backtest-sentio).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Number of symbols: the first N of the 12-symbol universe (signals), the first N inputs (backtest-rsi, backtest-sentio).", valueName: "N"))
     var count: Int = 12
 
-    @Option(help: ArgumentHelp("signals: bars per symbol, warm-up included (default: 20000).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("signals: bars per symbol, warm-up included (default: 20000).", valueName: "N"))
     var bars: Int?
 
-    @Option(help: ArgumentHelp("signals: bars per symbol fed before timing starts (default: the model's warm-up plus one regression window, 265 with default parameters).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("signals: bars per symbol fed before timing starts (default: the model's warm-up plus one regression window, 265 with default parameters).", valueName: "N"))
     var warmup: Int?
 
     @Option(help: ArgumentHelp("signals: read bars from these CSV files or directories instead of generating minute bars.", valueName: "PATH"))
     var data: [String] = []
 
-    @Option(help: ArgumentHelp("Seed of the generated market (unsigned integer).", valueName: "S"))
-    var seed: UInt64 = 42
+    @Option(name: .customLong("seed"), parsing: .unconditional, help: ArgumentHelp("Seed of the generated market (unsigned integer).", valueName: "S"))
+    var seedArgument = UnsignedArgument(42)
+
+    /// `--seed`, checked non-negative in `validate()`.
+    var seed: UInt64 { seedArgument.value }
 
     @Option(help: ArgumentHelp("Output format: table or json.", valueName: "table|json"))
     var format: OutputFormat = .table
@@ -60,12 +63,12 @@ struct BenchCommand: ParsableCommand {
     @OptionGroup(title: "Model parameters (signals workload)")
     var model: SignalModelOptions
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Throughput workloads: work per run (defaults: csv 1000000 rows, rsi and volume-ratio 10000000 values, rolling-ols 1000000 rows, xirr 100000 series, backtest-rsi and backtest-sentio 1000000 bars per symbol).",
         valueName: "N"))
     var size: Int?
 
-    @Option(name: .customLong("repeat"), help: ArgumentHelp(
+    @Option(name: .customLong("repeat"), parsing: .unconditional, help: ArgumentHelp(
         "Throughput workloads: timed runs after one untimed warm-up run (default: 5).", valueName: "R"))
     var repeats: Int?
 
@@ -74,7 +77,7 @@ struct BenchCommand: ParsableCommand {
         valueName: "PATH"))
     var input: [String] = []
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "xirr: worker threads of the batch solver (default: the active processor count).", valueName: "N"))
     var threads: Int?
 
@@ -84,6 +87,7 @@ struct BenchCommand: ParsableCommand {
     var dump: String?
 
     func validate() throws {
+        try seedArgument.check("--seed")
         try format.require([.table, .json])
         guard let kind = BenchWorkload(rawValue: workload) else {
             throw ValidationError("unknown workload '\(workload)'; workloads: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -31,14 +31,17 @@ struct GenerateCommand: ParsableCommand {
             valueName: "LIST|N"))
     var symbols: String = "12"
 
-    @Option(help: ArgumentHelp("Bars per symbol (count, at least 1).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Bars per symbol (count, at least 1).", valueName: "N"))
     var bars: Int = 504
 
     @Option(help: ArgumentHelp("Bar frequency: daily or minute.", valueName: "daily|minute"))
     var freq: BarFrequency = .daily
 
-    @Option(help: ArgumentHelp("Random seed (unsigned 64-bit integer).", valueName: "S"))
-    var seed: UInt64 = 42
+    @Option(name: .customLong("seed"), parsing: .unconditional, help: ArgumentHelp("Random seed (unsigned 64-bit integer).", valueName: "S"))
+    var seedArgument = UnsignedArgument(42)
+
+    /// `--seed`, checked non-negative in `validate()`.
+    var seed: UInt64 { seedArgument.value }
 
     @Option(help: ArgumentHelp("First trading date, YYYY-MM-DD (a weekend moves to the next Monday).", valueName: "DATE"))
     var start: String = "2023-01-02"
@@ -50,6 +53,7 @@ struct GenerateCommand: ParsableCommand {
     var out: String?
 
     func validate() throws {
+        try seedArgument.check("--seed")
         try format.require([.csv, .ndjson])
         if format == .csv && out == nil { throw ValidationError("--out DIR is required with --format csv") }
         _ = try makeConfig()

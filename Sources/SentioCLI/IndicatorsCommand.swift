@@ -36,16 +36,16 @@ struct IndicatorsCommand: ParsableCommand {
     @Flag(help: "List the TA-Lib functions (inputs, parameters with defaults and ranges, columns, lookback) and exit.")
     var list = false
 
-    @Option(help: ArgumentHelp("RSI period (bars; Wilder smoothing).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("RSI period (bars; Wilder smoothing).", valueName: "N"))
     var rsiPeriod: Int = 14
 
-    @Option(help: ArgumentHelp("Volume-ratio window, current bar included (bars).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Volume-ratio window, current bar included (bars).", valueName: "N"))
     var volumeWindow: Int = 20
 
-    @Option(help: ArgumentHelp("ATR period (bars; Wilder smoothing).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("ATR period (bars; Wilder smoothing).", valueName: "N"))
     var atrPeriod: Int = 14
 
-    @Option(help: ArgumentHelp("SMA and EMA period (bars).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("SMA and EMA period (bars).", valueName: "N"))
     var maPeriod: Int = 20
 
     @Option(help: ArgumentHelp("Output format: csv or json.", valueName: "csv|json"))

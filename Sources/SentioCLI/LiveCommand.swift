@@ -82,16 +82,16 @@ struct LiveRunCommand: ParsableCommand {
     @Flag(help: "Start the session over with these options: journaled events and snapshots are deleted, the journaled bars kept and replayed.")
     var reset = false
 
-    @Option(name: .customLong("step-timeout"), help: ArgumentHelp("Seconds after a step's first bar after which it completes without the symbols still missing (0 = never).", valueName: "SECONDS"))
+    @Option(name: .customLong("step-timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds after a step's first bar after which it completes without the symbols still missing (0 = never).", valueName: "SECONDS"))
     var stepTimeout: Double = 10
 
     @Option(help: ArgumentHelp("Follow the per-symbol CSV files in DIR (appended rows) instead of reading standard input, until SIGINT/SIGTERM.", valueName: "DIR"))
     var follow: String?
 
-    @Option(name: .customLong("poll-interval"), help: ArgumentHelp("With --follow: seconds between looks at the files.", valueName: "SECONDS"))
+    @Option(name: .customLong("poll-interval"), parsing: .unconditional, help: ArgumentHelp("With --follow: seconds between looks at the files.", valueName: "SECONDS"))
     var pollInterval: Double = 0.5
 
-    @Option(name: .customLong("snapshot-interval"), help: ArgumentHelp("Journal a snapshot of the session every N accepted inputs (bounds the restart time).", valueName: "N"))
+    @Option(name: .customLong("snapshot-interval"), parsing: .unconditional, help: ArgumentHelp("Journal a snapshot of the session every N accepted inputs (bounds the restart time).", valueName: "N"))
     var snapshotInterval: Int = JournaledLiveSession.defaultSnapshotInterval
 
     @Flag(inversion: .prefixedNo, help: "Standard input: commit a chunk on a second thread while the next one is read and ingested (the same output; events still written only after their commit).")

@@ -48,7 +48,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Follow the per-symbol CSV files in DIR while serving: rows appended by any downloader are ingested (not with --replay).", valueName: "DIR"))
     var follow: String?
 
-    @Option(name: .customLong("poll-interval"), help: ArgumentHelp("With --follow: seconds between looks at the files.", valueName: "SECONDS"))
+    @Option(name: .customLong("poll-interval"), parsing: .unconditional, help: ArgumentHelp("With --follow: seconds between looks at the files.", valueName: "SECONDS"))
     var pollInterval: Double = 0.5
 
     @OptionGroup var selection: SymbolSelectionOptions
@@ -58,7 +58,7 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Start the live session over with these options (journaled events and snapshots deleted, bars kept and replayed).")
     var reset = false
 
-    @Option(name: .customLong("step-timeout"), help: ArgumentHelp("Seconds after a step's first bar after which it completes without the symbols still missing (0 = never).", valueName: "SECONDS"))
+    @Option(name: .customLong("step-timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds after a step's first bar after which it completes without the symbols still missing (0 = never).", valueName: "SECONDS"))
     var stepTimeout: Double = 10
 
     @Option(name: .customLong("cors-origin"), help: "Access-Control-Allow-Origin of every response.")

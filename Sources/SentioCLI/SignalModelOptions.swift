@@ -10,55 +10,55 @@ struct SignalModelOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Model parameters from a JSON file (keys as in the history's \"config\"; missing keys keep their defaults). Flags below override it.", valueName: "FILE.json"))
     var config: String?
 
-    @Option(help: ArgumentHelp("Forecast horizon h in bars: the target is the log return over the next h bars (default: 5).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Forecast horizon h in bars: the target is the log return over the next h bars (default: 5).", valueName: "N"))
     var horizon: Int?
 
-    @Option(name: .customLong("window"), help: ArgumentHelp("Regression window W: (feature, target) pairs per fit (default: 120).", valueName: "N"))
+    @Option(name: .customLong("window"), parsing: .unconditional, help: ArgumentHelp("Regression window W: (feature, target) pairs per fit (default: 120).", valueName: "N"))
     var regressionWindow: Int?
 
-    @Option(name: .customLong("reseed-interval"), help: ArgumentHelp("Regression updates between exact re-computations of the window moments (default: 1000).", valueName: "N"))
+    @Option(name: .customLong("reseed-interval"), parsing: .unconditional, help: ArgumentHelp("Regression updates between exact re-computations of the window moments (default: 1000).", valueName: "N"))
     var regressionReseedInterval: Int?
 
-    @Option(name: .customLong("short-momentum"), help: ArgumentHelp("Short momentum lookback s in bars: feature ln(C[t]/C[t-s]) (default: 5).", valueName: "N"))
+    @Option(name: .customLong("short-momentum"), parsing: .unconditional, help: ArgumentHelp("Short momentum lookback s in bars: feature ln(C[t]/C[t-s]) (default: 5).", valueName: "N"))
     var shortMomentumPeriod: Int?
 
-    @Option(name: .customLong("medium-momentum"), help: ArgumentHelp("Medium momentum lookback m > s in bars: feature ln(C[t]/C[t-m]) (default: 20).", valueName: "N"))
+    @Option(name: .customLong("medium-momentum"), parsing: .unconditional, help: ArgumentHelp("Medium momentum lookback m > s in bars: feature ln(C[t]/C[t-m]) (default: 20).", valueName: "N"))
     var mediumMomentumPeriod: Int?
 
-    @Option(name: .customLong("rsi-period"), help: ArgumentHelp("Wilder RSI period in bars (default: 14).", valueName: "N"))
+    @Option(name: .customLong("rsi-period"), parsing: .unconditional, help: ArgumentHelp("Wilder RSI period in bars (default: 14).", valueName: "N"))
     var rsiPeriod: Int?
 
-    @Option(name: .customLong("volume-window"), help: ArgumentHelp("Volume-ratio window in bars, current bar included (default: 20).", valueName: "N"))
+    @Option(name: .customLong("volume-window"), parsing: .unconditional, help: ArgumentHelp("Volume-ratio window in bars, current bar included (default: 20).", valueName: "N"))
     var volumeWindow: Int?
 
-    @Option(name: .customLong("atr-period"), help: ArgumentHelp("Wilder ATR period in bars (default: 14).", valueName: "N"))
+    @Option(name: .customLong("atr-period"), parsing: .unconditional, help: ArgumentHelp("Wilder ATR period in bars (default: 14).", valueName: "N"))
     var atrPeriod: Int?
 
-    @Option(name: .customLong("buy-threshold"), help: ArgumentHelp("BUY needs aiSignal >= this score (a t-statistic-like score, not a percent; default: 1.0).", valueName: "Z"))
+    @Option(name: .customLong("buy-threshold"), parsing: .unconditional, help: ArgumentHelp("BUY needs aiSignal >= this score (a t-statistic-like score, not a percent; default: 1.0).", valueName: "Z"))
     var buyScoreThreshold: Double?
 
-    @Option(name: .customLong("sell-threshold"), help: ArgumentHelp("SELL when aiSignal <= minus this score (a t-statistic-like score, not a percent; default: 1.0).", valueName: "Z"))
+    @Option(name: .customLong("sell-threshold"), parsing: .unconditional, help: ArgumentHelp("SELL when aiSignal <= minus this score (a t-statistic-like score, not a percent; default: 1.0).", valueName: "Z"))
     var sellScoreThreshold: Double?
 
-    @Option(name: .customLong("min-confidence"), help: ArgumentHelp("BUY needs confidence >= this (fraction, 0.25 = 25%; default: 0.25).", valueName: "P"))
+    @Option(name: .customLong("min-confidence"), parsing: .unconditional, help: ArgumentHelp("BUY needs confidence >= this (fraction, 0.25 = 25%; default: 0.25).", valueName: "P"))
     var minimumConfidence: Double?
 
-    @Option(name: .customLong("rsi-overbought"), help: ArgumentHelp("RSI at or above this blocks BUY and triggers SELL (RSI points, 0 to 100; default: 70).", valueName: "RSI"))
+    @Option(name: .customLong("rsi-overbought"), parsing: .unconditional, help: ArgumentHelp("RSI at or above this blocks BUY and triggers SELL (RSI points, 0 to 100; default: 70).", valueName: "RSI"))
     var rsiOverbought: Double?
 
-    @Option(name: .customLong("rsi-oversold"), help: ArgumentHelp("RSI at or below this blocks a score SELL; 0 disables (RSI points, 0 to 100; default: 30).", valueName: "RSI"))
+    @Option(name: .customLong("rsi-oversold"), parsing: .unconditional, help: ArgumentHelp("RSI at or below this blocks a score SELL; 0 disables (RSI points, 0 to 100; default: 30).", valueName: "RSI"))
     var rsiOversold: Double?
 
-    @Option(name: .customLong("stop-atr-multiple"), help: ArgumentHelp("Stop loss in percent = -K x ATR/price x 100 (K in multiples of the ATR; default: 1.5).", valueName: "K"))
+    @Option(name: .customLong("stop-atr-multiple"), parsing: .unconditional, help: ArgumentHelp("Stop loss in percent = -K x ATR/price x 100 (K in multiples of the ATR; default: 1.5).", valueName: "K"))
     var stopLossATRMultiple: Double?
 
     @Option(name: .customLong("overlap-correction"), help: ArgumentHelp("Inflate the forecast's standard error by sqrt(h) for overlapping targets: true or false (default: true).", valueName: "BOOL"))
     var overlapCorrection: Bool?
 
-    @Option(name: .customLong("strong-confidence"), help: ArgumentHelp("Confidence from which the text says Strong/High (fraction, 0.6 = 60%; default: 0.6).", valueName: "P"))
+    @Option(name: .customLong("strong-confidence"), parsing: .unconditional, help: ArgumentHelp("Confidence from which the text says Strong/High (fraction, 0.6 = 60%; default: 0.6).", valueName: "P"))
     var strongConfidence: Double?
 
-    @Option(name: .customLong("moderate-confidence"), help: ArgumentHelp("Confidence from which the text says Moderate (fraction, 0.35 = 35%; default: 0.35).", valueName: "P"))
+    @Option(name: .customLong("moderate-confidence"), parsing: .unconditional, help: ArgumentHelp("Confidence from which the text says Moderate (fraction, 0.35 = 35%; default: 0.35).", valueName: "P"))
     var moderateConfidence: Double?
 
     /// The model options given on the command line other than `--rsi-period` (which `--strategy rsi` shares), as

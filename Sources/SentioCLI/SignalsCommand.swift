@@ -27,7 +27,7 @@ struct SignalsCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write this symbol's detail (GET /symbols/{symbol} JSON: name, price, signal, bars) instead of the latest signals.", valueName: "SYMBOL"))
     var detail: String?
 
-    @Option(help: ArgumentHelp("With --detail: the number of most recent bars in historicalData (default: all).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --detail: the number of most recent bars in historicalData (default: all).", valueName: "N"))
     var last: Int?
 
     @Option(help: ArgumentHelp("Instrument names for --detail: a CSV file with the header symbol,name.", valueName: "FILE"))

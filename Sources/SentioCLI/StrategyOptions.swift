@@ -9,16 +9,16 @@ struct StrategyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Strategy to run (sentio: the signal model).", valueName: "NAME"))
     var strategy: StrategyKind = .sentio
 
-    @Option(help: ArgumentHelp("Initial capital in currency (default: 100000; not with dca, which starts at 0 and deposits).", valueName: "AMOUNT"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Initial capital in currency (default: 100000; not with dca, which starts at 0 and deposits).", valueName: "AMOUNT"))
     var capital: Double?
 
-    @Option(help: ArgumentHelp("Commission charged at entry and at exit (fraction of notional, 0.001 = 0.1%).", valueName: "RATE"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Commission charged at entry and at exit (fraction of notional, 0.001 = 0.1%).", valueName: "RATE"))
     var commission: Double = BacktestRequest.Defaults.commissionRate
 
-    @Option(help: ArgumentHelp("Fixed fee per filled order, in currency.", valueName: "AMOUNT"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fixed fee per filled order, in currency.", valueName: "AMOUNT"))
     var fee: Double = 0
 
-    @Option(name: .customLong("slippage-bps"), help: ArgumentHelp("Slippage against the trader, in basis points of the price (1 bps = 0.01%).", valueName: "BPS"))
+    @Option(name: .customLong("slippage-bps"), parsing: .unconditional, help: ArgumentHelp("Slippage against the trader, in basis points of the price (1 bps = 0.01%).", valueName: "BPS"))
     var slippageBps: Double = 0
 
     @Option(help: ArgumentHelp("When orders fill: next-open (decided at the close, filled at the next open) or close (same bar's close; look-ahead-prone).", valueName: "MODE"))
@@ -27,28 +27,28 @@ struct StrategyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Sizing rule (default: all-in for one symbol, equal-weight for several).", valueName: "RULE"))
     var sizing: SizingRule?
 
-    @Option(name: .customLong("max-positions"), help: ArgumentHelp("Equal-weight: most positions held at once, each gets equity/N (default: number of symbols).", valueName: "N"))
+    @Option(name: .customLong("max-positions"), parsing: .unconditional, help: ArgumentHelp("Equal-weight: most positions held at once, each gets equity/N (default: number of symbols).", valueName: "N"))
     var maxPositions: Int?
 
-    @Option(help: ArgumentHelp("Fraction sizing: share of equity per new position (fraction in (0, 1], 0.25 = 25%).", valueName: "F"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fraction sizing: share of equity per new position (fraction in (0, 1], 0.25 = 25%).", valueName: "F"))
     var fraction: Double?
 
     @Flag(help: "Allow fractional shares (default: whole shares).")
     var fractional = false
 
-    @Option(name: .customLong("stop-loss"), help: ArgumentHelp("Stop-loss below the decision close (percent, 5 = 5%; default: none; sentio uses the signal's).", valueName: "PCT"))
+    @Option(name: .customLong("stop-loss"), parsing: .unconditional, help: ArgumentHelp("Stop-loss below the decision close (percent, 5 = 5%; default: none; sentio uses the signal's).", valueName: "PCT"))
     var stopLoss: Double?
 
-    @Option(name: .customLong("take-profit"), help: ArgumentHelp("Take-profit above the decision close (percent, 10 = 10%; default: none; sentio uses the signal's).", valueName: "PCT"))
+    @Option(name: .customLong("take-profit"), parsing: .unconditional, help: ArgumentHelp("Take-profit above the decision close (percent, 10 = 10%; default: none; sentio uses the signal's).", valueName: "PCT"))
     var takeProfit: Double?
 
-    @Option(name: .customLong("rsi-lower"), help: ArgumentHelp("rsi: buy when RSI (0 to 100, period --rsi-period) is below this (default: 30).", valueName: "X"))
+    @Option(name: .customLong("rsi-lower"), parsing: .unconditional, help: ArgumentHelp("rsi: buy when RSI (0 to 100, period --rsi-period) is below this (default: 30).", valueName: "X"))
     var rsiLower: Double?
 
-    @Option(name: .customLong("rsi-upper"), help: ArgumentHelp("rsi: sell when RSI (0 to 100) is above this (default: 70).", valueName: "X"))
+    @Option(name: .customLong("rsi-upper"), parsing: .unconditional, help: ArgumentHelp("rsi: sell when RSI (0 to 100) is above this (default: 70).", valueName: "X"))
     var rsiUpper: Double?
 
-    @Option(help: ArgumentHelp("dca: amount deposited and invested each period, split equally over the symbols, in currency (default: 1000).", valueName: "A"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("dca: amount deposited and invested each period, split equally over the symbols, in currency (default: 1000).", valueName: "A"))
     var amount: Double?
 
     @Option(help: ArgumentHelp("dca: investing period (default: month).", valueName: "PERIOD"))

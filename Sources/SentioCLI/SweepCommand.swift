@@ -60,7 +60,7 @@ struct SweepRunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Statistic to rank by, highest first (max-drawdown: shallowest first).", valueName: "METRIC"))
     var metric: SweepMetric = .sharpe
 
-    @Option(help: ArgumentHelp("Backtests run at once (default: the number of cores).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Backtests run at once (default: the number of cores).", valueName: "N"))
     var threads: Int?
 
     @Option(help: ArgumentHelp("Output format: table, json (lossless; what shards write and merge reads) or csv.", valueName: "FORMAT"))
@@ -155,10 +155,9 @@ struct SweepPlan {
         "--grid", "--metric", "--threads", "--format", "--output", "--shard", "--walk-forward", "--report", "--heatmap", "--label",
     ]
 
-    /// The arguments after `sweep` (and `run`) on this process's command line, negative values joined as the root
-    /// command parses them.
+    /// The arguments after `sweep` (and `run`) on this process's command line.
     static func commandArguments() -> [String] {
-        var arguments = SentioCommand.joiningNegativeValues(Array(CommandLine.arguments.dropFirst()))
+        var arguments = Array(CommandLine.arguments.dropFirst())
         if let k = arguments.firstIndex(of: "sweep") { arguments.removeSubrange(...k) }
         if arguments.first == "run" { arguments.removeFirst() }
         return arguments

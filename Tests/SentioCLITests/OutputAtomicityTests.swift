@@ -305,9 +305,9 @@ struct NegativeOptionTests {
         "indicators": ["rsi-period", "volume-window", "atr-period", "ma-period"], "xirr": ["guess", "npv-at"],
     ]
 
-    @Test("every numeric option of every command given a negative value (spaced and with =) says what it must be")
-    func everyNumericOption() async throws {
-        let folder = try temporaryDirectory("sentio-negative")
+    /// Every numeric option of every command, with the arguments that put it in context: the command, its base
+    /// arguments without the option, and what the option needs (a strategy) to apply.
+    static func numericOptions(in folder: URL) async throws -> [(label: String, arguments: [String], name: String)] {
         let flows = folder.appendingPathComponent("flows.csv")
         try "date,amount\n2020-01-01,-100\n2021-01-01,110\n".write(to: flows, atomically: true, encoding: .utf8)
         let ohlcv = repositoryRoot.appendingPathComponent("Tests/Fixtures/indicators/goog_ohlcv.csv").path
@@ -317,7 +317,7 @@ struct NegativeOptionTests {
             // bench: the signals workload for the model and market options, a throughput workload for its own three.
             (["bench"], ["signals", "--bars", "50", "--count", "1"]),
         ]
-        var checked = 0
+        var result: [(label: String, arguments: [String], name: String)] = []
         for (command, base) in commands {
             for option in try await Self.options(of: command)
             where Self.numericValueNames.contains(option.valueName)
@@ -327,28 +327,73 @@ struct NegativeOptionTests {
                 var context: [String] = []
                 if command == ["backtest"] && ["rsi-period", "rsi-lower", "rsi-upper"].contains(option.name) { context = ["--strategy", "rsi"] }
                 if command == ["backtest"] && option.name == "amount" { context = ["--strategy", "dca"] }
-                var baseWithout = stripping(option.name, from: base)
+                var baseWithout = Self.stripping(option.name, from: base)
                 if command == ["bench"] && ["size", "repeat", "threads"].contains(option.name) {
                     baseWithout = ["csv", "--size", "1000"]
                 }
-                for form in [["--\(option.name)", "-5"], ["--\(option.name)=-5"]] {
-                    let run = try await runSentio(command + baseWithout + context + form, in: folder)
-                    let label = "\(command.joined(separator: " ")) \(form.joined(separator: " "))"
-                    #expect(!run.stderr.contains("Missing value"), "\(label): \(run.stderr)")
-                    #expect(run.status == 2, "\(label): exit \(run.status), \(run.stderr)")
-                    // The message states the rule the value breaks.
-                    #expect(
-                        run.stderr.contains("must") || run.stderr.contains("at least"),
-                        "\(label): \(run.stderr)")
-                    checked += 1
-                }
+                result.append((command.joined(separator: " "), command + baseWithout + context, option.name))
+            }
+        }
+        return result
+    }
+
+    @Test("every numeric option of every command given a negative value (spaced and with =) says what it must be")
+    func everyNumericOption() async throws {
+        let folder = try temporaryDirectory("sentio-negative")
+        var checked = 0
+        for option in try await Self.numericOptions(in: folder) {
+            for form in [["--\(option.name)", "-5"], ["--\(option.name)=-5"]] {
+                let run = try await runSentio(option.arguments + form, in: folder)
+                let label = "\(option.label) \(form.joined(separator: " "))"
+                #expect(!run.stderr.contains("Missing value"), "\(label): \(run.stderr)")
+                #expect(run.status == 2, "\(label): exit \(run.status), \(run.stderr)")
+                // The message states the rule the value breaks.
+                #expect(
+                    run.stderr.contains("must") || run.stderr.contains("at least"),
+                    "\(label): \(run.stderr)")
+                checked += 1
             }
         }
         #expect(checked >= 2 * 50, "only \(checked) option forms found")
     }
 
+    @Test("for every numeric option, --option -N and --option=-N give the same exit code and the same output (seeded)")
+    func spacedEqualsJoined() async throws {
+        let folder = try temporaryDirectory("sentio-negative-forms")
+        var rng = SplitMix64(seed: 29)
+        var checked = 0
+        for option in try await Self.numericOptions(in: folder) {
+            // A random negative value: an integer, a decimal, a large or a non-finite one.
+            let values = ["-\(1 + rng.next() % 1000)", "-0.\(rng.next() % 100)", "-1e\(rng.next() % 30)", "-\(rng.next())", "-inf"]
+            let value = values[Int(rng.next() % UInt64(values.count))]
+            let spaced = try await runSentio(option.arguments + ["--\(option.name)", value], in: folder)
+            let joined = try await runSentio(option.arguments + ["--\(option.name)=\(value)"], in: folder)
+            let label = "\(option.label) --\(option.name) \(value)"
+            #expect(spaced.status == joined.status, "\(label): \(spaced.status) vs \(joined.status)")
+            #expect(spaced.stderr == joined.stderr, "\(label): \(spaced.stderr) vs \(joined.stderr)")
+            #expect(spaced.stdout == joined.stdout, "\(label)")
+            #expect(!spaced.stderr.contains("Missing value"), "\(label): \(spaced.stderr)")
+            checked += 1
+        }
+        #expect(checked >= 50, "only \(checked) options found")
+    }
+
+    @Test("an unsigned option given a negative value says so; a numeric option followed by another option names the first")
+    func unsignedAndMissingValue() async throws {
+        let folder = try temporaryDirectory("sentio-negative-unsigned")
+        for arguments in [["generate", "--out", folder.path, "--seed", "-5"], ["generate", "--out", folder.path, "--seed=-5"], ["bench", "csv", "--seed", "-5"]] {
+            let run = try await runSentio(arguments, in: folder)
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.hasPrefix("Error: --seed must not be negative (it is an unsigned integer), got -5\n"), "\(arguments): \(run.stderr)")
+        }
+        // `.unconditional`: --capital takes "--fee" as its value, which is no amount: the error names --capital.
+        let run = try await runSentio(["backtest", goog, "--capital", "--fee", "1"], in: folder)
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("--capital"), "\(run.stderr)")
+    }
+
     /// `base` without `--name VALUE` (the option under test replaces it).
-    private func stripping(_ name: String, from base: [String]) -> [String] {
+    private static func stripping(_ name: String, from base: [String]) -> [String] {
         var result: [String] = []
         var i = 0
         while i < base.count {
