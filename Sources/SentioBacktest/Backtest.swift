@@ -58,28 +58,13 @@ public struct Backtest: Sendable {
     /// The body of both `run`s.
     func simulate<S: Strategy>(_ strategy: inout S, on market: Market) throws -> BacktestResult {
         if let problem = configuration.validationProblem() { throw BacktestError(problem) }
-        try strategy.prepare(market: market)
+        let preparation = try strategy.prepare(market: market)
         var replay = MarketReplay(configuration: configuration, market: market)
         replay.progress = progress
         replay.core.scheduleHoldingAdjustments(corporateActions)
         progress?(0, market.timeline.count)
-        // Built-in strategies run a loop specialized for their concrete type (direct, inlinable `decide`
-        // calls): a generic called from another module would otherwise dispatch through the witness table.
-        let done = Self.asConcrete(RSIStrategy.self, &strategy) { replay.simulate(&$0) }
-            || Self.asConcrete(SignalStrategy.self, &strategy) { replay.simulate(&$0) }
-            || Self.asConcrete(BuyAndHoldStrategy.self, &strategy) { replay.simulate(&$0) }
-            || Self.asConcrete(DollarCostAveragingStrategy.self, &strategy) { replay.simulate(&$0) }
-        if !done { replay.simulate(&strategy) }
+        replay.run(&strategy, streaming: preparation == .streaming)
         return replay.core.result(strategyName: strategy.name, timestamps: market.timeline)
-    }
-
-    /// When `S` is `T`, calls `body` with `strategy` seen as a `T` and returns `true`.
-    private static func asConcrete<T: Strategy, S: Strategy>(_: T.Type, _ strategy: inout S, _ body: (inout T) -> Void) -> Bool {
-        guard S.self == T.self else { return false }
-        withUnsafeMutablePointer(to: &strategy) { pointer in
-            pointer.withMemoryRebound(to: T.self, capacity: 1) { body(&$0.pointee) }
-        }
-        return true
     }
 }
 
@@ -125,8 +110,21 @@ private struct MarketReplay: ~Copyable {
         times = market.series.map(\.timestamps)
     }
 
-    @inline(__always)  // into the per-strategy specialization, so `decide` is a direct call
-    mutating func simulate<S: Strategy>(_ strategy: inout S) {
+    /// Replays the timeline; `streaming`: each bar goes through the strategy's `observe` first.
+    ///
+    /// Specialized for the built-in strategies, so that their `observe` and `decide` are direct, inlined calls
+    /// (a generic called from another module dispatches each through the witness table); any other strategy
+    /// runs the unspecialized code.
+    @_specialize(where S == RSIStrategy)
+    @_specialize(where S == SignalStrategy)
+    @_specialize(where S == BuyAndHoldStrategy)
+    @_specialize(where S == DollarCostAveragingStrategy)
+    mutating func run<S: Strategy>(_ strategy: inout S, streaming: Bool) {
+        if streaming { simulate(&strategy, observing: true) } else { simulate(&strategy, observing: false) }
+    }
+
+    @inline(__always)  // into `run`'s specializations, so `decide` is a direct call
+    mutating func simulate<S: Strategy>(_ strategy: inout S, observing: Bool) {
         let stepCount = market.timeline.count
         let symbolCount = core.symbolCount
         // Locals: passing the stored columns to each step would retain and release their arrays every step.
@@ -139,6 +137,11 @@ private struct MarketReplay: ~Copyable {
                 for s in 0..<symbolCount {
                     let c = core.cursor[s]
                     core.hasBar[s] = c < counts[s] && times[s][c] == time
+                }
+            }
+            if observing {
+                for s in 0..<symbolCount where core.hasBar[s] {
+                    strategy.observe(symbol: s, bar: market.series[s][bar: core.cursor[s]])
                 }
             }
             core.step(step, time: time, bars: columns, strategy: &strategy)

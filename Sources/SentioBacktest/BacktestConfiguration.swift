@@ -120,7 +120,8 @@ public struct BacktestError: UserInputError, Equatable {
     public var description: String { message }
 }
 
-/// The built-in strategies, by the name a front end (the CLI's `--strategy`) spells them.
+/// The built-in strategies, by the name a front end (the CLI's `--strategy`) spells them: the names of the
+/// ``StrategyRegistry``'s built-in entries, with ``BacktestRequest``'s typed parameters.
 public enum StrategyKind: String, Sendable, Codable, CaseIterable {
     /// The signal model (``SignalStrategy/sentio(config:)``): buys on BUY, sells on SELL, with the signal's levels.
     case sentio
@@ -252,18 +253,24 @@ public struct BacktestRequest: Sendable, Equatable {
             stopReference: .decisionClose)
     }
 
-    /// The strategy with its resolved parameters (for `sentio`, the signal model ``resolvedSignalModel``).
-    /// - Throws: what building the signal model throws (`SignalConfigError` for an invalid model).
-    public func makeStrategy() throws -> any Strategy {
+    /// The strategy and its resolved parameters (``resolvedRSI``, ``resolvedDCA``; DCA invests in every symbol).
+    public var strategySpec: StrategySpec {
         switch strategy {
-        case .sentio: return try SignalStrategy.sentio(config: resolvedSignalModel)
+        case .sentio: return .sentio
         case .rsi:
             let rsi = resolvedRSI
-            return RSIStrategy(period: rsi.period, lower: rsi.lower, upper: rsi.upper)
-        case .buyAndHold: return BuyAndHoldStrategy()
+            return .rsi(period: rsi.period, lower: rsi.lower, upper: rsi.upper)
+        case .buyAndHold: return .buyAndHold
         case .dca:
             let dca = resolvedDCA
-            return DollarCostAveragingStrategy(amount: dca.amount, every: dca.period)
+            return .dca(amount: dca.amount, every: dca.period)
         }
+    }
+
+    /// The strategy with its resolved parameters (``strategySpec``, built by `registry`; for `sentio`, the signal
+    /// model ``resolvedSignalModel``).
+    /// - Throws: `BacktestError` for an invalid parameter, `SignalConfigError` for an invalid signal model.
+    public func makeStrategy(registry: StrategyRegistry = .shared) throws -> any Strategy {
+        try registry.make(strategySpec, signalModel: resolvedSignalModel)
     }
 }

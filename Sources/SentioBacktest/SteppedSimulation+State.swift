@@ -32,7 +32,10 @@ public struct SteppedSimulationState: Sendable, Codable {
     /// The history the arrays above leave out (all zero when they hold all of it).
     var historyBase: HistoryBase
     var signalStates: [SignalModelState], latestSignals: [Signal?]
+    /// The strategy's saved state (`Strategy.savedState()`): the built-in strategies' typed fields, then any other
+    /// strategy's JSON text (absent for the built-in ones, so their snapshots keep their bytes).
     var rsiStates: [RelativeStrengthIndex], rsiValues: [UInt64], dcaLastPeriod: [Int]
+    var strategyState: String?
     /// The next corporate action of each symbol (`nil`: the simulation has none scheduled).
     var holdingAdjustmentCursor: [Int]?
 
@@ -41,6 +44,10 @@ public struct SteppedSimulationState: Sendable, Codable {
 
     /// Whether the state holds the whole history (the curves, the order and trade logs).
     public var hasFullHistory: Bool { historyBase.steps == 0 }
+
+    var savedStrategyState: StrategyState {
+        StrategyState(rsiStates: rsiStates, rsiValues: rsiValues, dcaLastPeriod: dcaLastPeriod, custom: strategyState)
+    }
 }
 
 private func bits(_ s: Slots<Double>) -> [UInt64] { s.array.map(\.bitPattern) }
@@ -53,8 +60,11 @@ extension SteppedSimulation {
     /// a size independent of the number of steps, from which a simulation continues identically but needs
     /// ``prependHistory(_:)`` before ``result()``. With `includingHistory` true the simulation must hold its
     /// whole history (``hasFullHistory``).
+    ///
+    /// - Precondition: ``canSaveState``.
     public func state(includingHistory: Bool = true) -> SteppedSimulationState {
         precondition(!includingHistory || hasFullHistory, "the simulation's history is not loaded")
+        precondition(canSaveState, "strategy \(strategy.name) does not save its state")
         var state = core.state(bars: bars, timestamps: includingHistory ? timestamps : [], decider: decider,
                                includingHistory: includingHistory)
         if !includingHistory && stepCount > 0 {
@@ -67,10 +77,17 @@ extension SteppedSimulation {
     }
 }
 
+extension SteppedSimulation {
+    /// Whether the strategy saves its streaming state (`Strategy.savedState()` is not `nil`): only then can
+    /// ``state(includingHistory:)`` be taken (a live session without it is rebuilt from its inputs).
+    public var canSaveState: Bool { decider.savedState() != nil }
+}
+
 extension SimulationCore {
-    borrowing func state(bars: PendingStepBars, timestamps: [Int64], decider: StreamingDecider,
+    borrowing func state(bars: PendingStepBars, timestamps: [Int64], decider: SessionDecider,
                          includingHistory: Bool) -> SteppedSimulationState {
         let history = includingHistory
+        let saved = decider.savedState() ?? StrategyState()
         return SteppedSimulationState(
             cash: self.cash.bitPattern, commissionsPaid: self.commissionsPaid.bitPattern, nextOrderID: self.nextOrderID,
             openCount: self.openCount, cursor: self.cursor.array, hasBar: self.hasBar.array, lastClose: bits(self.lastClose),
@@ -98,8 +115,11 @@ extension SimulationCore {
                       shares: $0.shares.bitPattern, commission: $0.commission.bitPattern)
             },
             historyBase: HistoryBase(),
-            signalStates: decider.signalStates, latestSignals: decider.latestSignals, rsiStates: decider.rsiStates,
-            rsiValues: bits(decider.rsiValues), dcaLastPeriod: decider.dca?.lastPeriod ?? [],
+            signalStates: decider.signalStates, latestSignals: decider.latestSignals,
+            rsiStates: saved.rsiStates,
+            // The format's layout: one RSI value per symbol, NaN for strategies without one.
+            rsiValues: saved.rsiValues.isEmpty ? Array(repeating: Double.nan.bitPattern, count: symbolCount) : saved.rsiValues,
+            dcaLastPeriod: saved.dcaLastPeriod, strategyState: saved.custom,
             holdingAdjustmentCursor: self.holdingAdjustmentCursor.isEmpty ? nil : self.holdingAdjustmentCursor)
     }
 }
@@ -111,9 +131,11 @@ extension SteppedSimulation {
     ///
     /// - Throws: `BacktestError` for an invalid configuration (as `init`), or a state that does not fit
     ///   (per-symbol arrays of another length, an unknown pending-order kind, curves of different lengths).
-    public convenience init(configuration: BacktestConfiguration, strategy: StreamingStrategy, symbols: [String],
-                            signalModel: SignalModelConfig = SignalModelConfig(), state: SteppedSimulationState) throws {
-        try self.init(configuration: configuration, strategy: strategy, symbols: symbols, signalModel: signalModel)
+    public convenience init(configuration: BacktestConfiguration, strategy: StrategySpec, symbols: [String],
+                            signalModel: SignalModelConfig = SignalModelConfig(), registry: StrategyRegistry = .shared,
+                            state: SteppedSimulationState) throws {
+        try self.init(configuration: configuration, strategy: strategy, symbols: symbols, signalModel: signalModel,
+                      registry: registry)
         let n = symbols.count
         let perSymbol: [Int] = [
             state.cursor.count, state.hasBar.count, state.lastClose.count, state.shares.count, state.costBasis.count,
@@ -122,10 +144,9 @@ extension SteppedSimulation {
             state.pendingKind.count, state.pendingID.count, state.pendingStep.count, state.pendingDecisionClose.count,
             state.pendingStopPercent.count, state.pendingTargetPercent.count, state.pendingAmount.count,
             state.barOpen.count, state.barHigh.count, state.barLow.count, state.barClose.count,
-            state.signalStates.count, state.latestSignals.count, state.rsiValues.count,
+            state.signalStates.count, state.latestSignals.count,
         ]
-        guard perSymbol.allSatisfy({ $0 == n }), state.rsiStates.count == decider.rsiStates.count,
-              state.dcaLastPeriod.count == (decider.dca?.lastPeriod.count ?? 0) else {
+        guard perSymbol.allSatisfy({ $0 == n }) else {
             throw BacktestError("the simulation state does not fit \(n) symbols and this strategy")
         }
         let steps = state.timestamps.count
@@ -202,10 +223,11 @@ extension SteppedSimulation {
         }
         decider.signalStates = state.signalStates
         decider.latestSignals = state.latestSignals
-        decider.signalDecisions = state.latestSignals.map { $0.map(SignalDecision.init) ?? SignalDecision(action: .hold) }
-        decider.rsiStates = state.rsiStates
-        decider.rsiValues = doubles(state.rsiValues)
-        if decider.dca != nil { decider.dca!.lastPeriod = state.dcaLastPeriod }
+        do {
+            try decider.restore(state.savedStrategyState)
+        } catch {
+            throw BacktestError("the simulation state does not fit \(n) symbols and this strategy (\(error))")
+        }
         if let cursor = state.holdingAdjustmentCursor {
             guard cursor.count == n else { throw BacktestError("the simulation state's corporate action cursor does not fit \(n) symbols") }
             core.holdingAdjustmentCursor = cursor

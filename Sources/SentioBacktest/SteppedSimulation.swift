@@ -2,95 +2,47 @@ import SentioCore
 import SentioIndicators
 import SentioSignals
 
-/// A strategy in streaming form, for ``SteppedSimulation``: the same decisions as the backtest's batch
-/// strategies on the same bars, from indicator states updated one bar at a time by the very update functions
-/// the batch computations run.
-public struct StreamingStrategy: Sendable, Equatable {
-    enum Kind: Sendable, Equatable {
-        case sentio
-        case rsi(period: Int, lower: Double, upper: Double)
-        case buyAndHold
-        case dca(amount: Double, period: ContributionPeriod, symbols: [String]?)
-    }
-
-    let kind: Kind
-
-    /// `SignalStrategy.sentio(config:)`, with the simulation's signal model configuration.
-    public static let sentio = StreamingStrategy(kind: .sentio)
-    /// `RSIStrategy(period:lower:upper:)` with SentioIndicators' RSI.
-    public static func rsi(period: Int, lower: Double, upper: Double) -> StreamingStrategy {
-        StreamingStrategy(kind: .rsi(period: period, lower: lower, upper: upper))
-    }
-    /// `BuyAndHoldStrategy()`.
-    public static let buyAndHold = StreamingStrategy(kind: .buyAndHold)
-    /// `DollarCostAveragingStrategy(amount:every:symbols:)`.
-    public static func dca(amount: Double, every period: ContributionPeriod, symbols: [String]? = nil) -> StreamingStrategy {
-        StreamingStrategy(kind: .dca(amount: amount, period: period, symbols: symbols))
-    }
-
-    /// The batch strategy `Backtest.run` runs for the same decisions.
-    public func batchStrategy(signalModel: SignalModelConfig) throws -> any Strategy {
-        switch kind {
-        case .sentio: try SignalStrategy.sentio(config: signalModel)
-        case let .rsi(period, lower, upper): RSIStrategy(period: period, lower: lower, upper: upper)
-        case .buyAndHold: BuyAndHoldStrategy()
-        case let .dca(amount, period, symbols): DollarCostAveragingStrategy(amount: amount, every: period, symbols: symbols)
-        }
-    }
-
-    public var name: String {
-        switch kind {
-        case .sentio: "sentio"
-        case .rsi: "rsi"
-        case .buyAndHold: "buy-and-hold"
-        case .dca: "dca"
-        }
-    }
-}
-
-/// The streaming decider: per-symbol indicator states fed at each bar's arrival; `decide` reads them.
-struct StreamingDecider: Strategy {
-    let kind: StreamingStrategy.Kind
+/// What a ``SteppedSimulation`` runs at each bar: the Sentio signal model of every symbol (the signals a live
+/// session publishes, whatever its strategy) and the strategy in streaming form.
+///
+/// The `sentio` strategy of the session's own model takes those signals instead of running the model a second
+/// time (`SignalStrategy.observe(symbol:signal:)`): the model is the costliest update of a live step. Any other
+/// strategy is held as `any Strategy` and fed each bar through its `observe(symbol:bar:)`.
+struct SessionDecider: Strategy {
     let name: String
-    let signalModel: SignalModelConfig
-    /// The Sentio signal model of every symbol (signal updates; the `sentio` strategy's decisions).
+    /// The Sentio signal model of every symbol.
     var signalStates: [SignalModelState]
     /// Each symbol's latest signal, `nil` before its first bar or when the model could not compute it.
     var latestSignals: [Signal?]
-    /// The `sentio` strategy: the decision of the symbol's latest bar.
-    var signalDecisions: [SignalDecision]
-    /// The `rsi` strategy: RSI states and the latest value (NaN during the warm-up).
-    var rsiStates: [RelativeStrengthIndex]
-    var rsiValues: [Double]
-    /// The `dca` strategy.
-    var dca: DollarCostAveragingStrategy?
+    /// The session's `sentio` strategy (fed `latestSignals`), or `nil`.
+    var sentio: SignalStrategy?
+    /// Any other strategy, or `nil`.
+    var other: (any Strategy)?
 
-    init(_ strategy: StreamingStrategy, symbols: [String], signalModel: SignalModelConfig) throws {
-        kind = strategy.kind
+    init(_ strategy: any Strategy, symbols: [String], signalModel: SignalModelConfig) throws {
         name = strategy.name
-        self.signalModel = signalModel
         try signalModel.validate()
         signalStates = symbols.map { SignalModelState(symbol: $0, config: signalModel) }
         latestSignals = Array(repeating: nil, count: symbols.count)
-        signalDecisions = Array(repeating: SignalDecision(action: .hold), count: symbols.count)
-        var period = 0  // 0: not the rsi strategy
-        if case let .rsi(p, lower, upper) = strategy.kind {
-            guard p >= 1, lower < upper else { throw BacktestError("RSI needs period >= 1 and lower < upper") }
-            period = p
-        }
-        rsiStates = period > 0 ? Array(repeating: RelativeStrengthIndex(period: period), count: symbols.count) : []
-        rsiValues = Array(repeating: .nan, count: symbols.count)
-        if case let .dca(amount, every, wanted) = strategy.kind {
-            var d = DollarCostAveragingStrategy(amount: amount, every: every, symbols: wanted)
-            try d.start(symbols: symbols)
-            dca = d
+        if var signals = strategy as? SignalStrategy, signals.model == signalModel {
+            try signals.start(symbols: symbols)
+            sentio = signals
+        } else {
+            var strategy = strategy
+            try strategy.start(symbols: symbols)
+            other = strategy
         }
     }
 
-    /// Feeds symbol `s`'s bar (its indicators only: the decision waits for the step's close).
-    /// - Throws: the signal model's error for a bar it cannot represent (the bar is then consumed by it).
-    mutating func observe(symbol s: Int, bar: Bar) throws(SignalInputError) {
-        if !rsiStates.isEmpty { rsiValues[s] = rsiStates[s].update(bar.close) ?? .nan }
+    var settings: [(key: String, value: String)] { sentio?.settings ?? other!.settings }
+
+    mutating func start(symbols: [String]) throws {}
+
+    /// Feeds symbol `s`'s bar to the signal model and the strategy (the decision waits for the step's close).
+    /// - Throws: the signal model's error for a bar it cannot represent (the strategy still observed the bar).
+    @inline(__always)
+    mutating func observeBar(symbol s: Int, bar: Bar) throws(SignalInputError) {
+        if other != nil { other!.observe(symbol: s, bar: bar) }
         do {
             // In place after the first bar: the signal value is not copied on the per-bar path.
             if latestSignals[s] != nil {
@@ -98,27 +50,30 @@ struct StreamingDecider: Strategy {
             } else {
                 latestSignals[s] = try signalStates[s].update(bar)
             }
-            signalDecisions[s] = SignalDecision(latestSignals[s]!)
         } catch {
             latestSignals[s] = nil
-            signalDecisions[s] = SignalDecision(action: .hold)
+            if sentio != nil { sentio!.observe(symbol: s, signal: nil) }
             throw error
         }
+        if sentio != nil { sentio!.observe(symbol: s, signal: latestSignals[s]) }
     }
 
-    mutating func prepare(market: Market) throws {}
+    mutating func observe(symbol s: Int, bar: Bar) { try? observeBar(symbol: s, bar: bar) }
 
     @inline(__always)
     mutating func decide(_ context: DecisionContext) -> Decision {
-        switch kind {
-        case .sentio:
-            return SignalStrategy.decision(signalDecisions[context.symbol], isInvested: context.isInvested)
-        case let .rsi(_, lower, upper):
-            return RSIStrategy.decision(rsi: rsiValues[context.symbol], isInvested: context.isInvested, lower: lower, upper: upper)
-        case .buyAndHold:
-            return BuyAndHoldStrategy.decision(context)
-        case .dca:
-            return dca!.decide(context)
+        if sentio != nil { return sentio!.decide(context) }
+        return other!.decide(context)
+    }
+
+    /// The strategy's state for a snapshot: the `sentio` strategy's is the signal model's (saved beside it).
+    func savedState() -> StrategyState? { sentio != nil ? StrategyState() : other!.savedState() }
+
+    mutating func restore(_ state: StrategyState) throws {
+        if sentio != nil {
+            for s in latestSignals.indices { sentio!.observe(symbol: s, signal: latestSignals[s]) }
+        } else {
+            try other!.restore(state)
         }
     }
 }
@@ -153,14 +108,15 @@ public struct OrderPlacement: Sendable, Equatable {
 /// Symbols deliver their bars for the step being collected with ``add(symbol:bar:)`` (any order); then
 /// ``completeStep(time:)`` processes the step through the very step function `Backtest.run` replays: a symbol
 /// that delivered no bar has no bar at that step, as in a backtest whose series lacks that timestamp. After
-/// the steps of a market's timeline, ``result()`` is bit-identical to `Backtest.run` on that market with
-/// ``StreamingStrategy/batchStrategy(signalModel:)``.
+/// the steps of a market's timeline, ``result()`` is bit-identical to `Backtest.run` on that market with the
+/// same strategy (its batch form for the built-in ones).
 ///
 /// The caller guarantees the order: step times strictly increasing, at most one bar per symbol per step,
 /// valid prices (finite, positive). A reference type with exclusive mutable state: one task at a time.
 public final class SteppedSimulation {
     public let configuration: BacktestConfiguration
-    public let strategy: StreamingStrategy
+    /// The strategy's name and settings.
+    public let strategy: StrategySpec
     public let symbols: [String]
     public let signalModel: SignalModelConfig
     /// The mutable per-bar state (account and strategy) lives behind a pointer the instance owns, not in stored
@@ -168,12 +124,12 @@ public final class SteppedSimulation {
     /// (`swift_beginAccess`/`swift_endAccess`, about 900 instructions per bar in the live step, callgrind), while
     /// `pointee` accesses are statically checked only. The class is still used by one task at a time.
     let coreStorage: UnsafeMutablePointer<SimulationCore>
-    let deciderStorage: UnsafeMutablePointer<StreamingDecider>
+    let deciderStorage: UnsafeMutablePointer<SessionDecider>
     var core: SimulationCore {
         @inline(__always) _read { yield coreStorage.pointee }
         @inline(__always) _modify { yield &coreStorage.pointee }
     }
-    var decider: StreamingDecider {
+    var decider: SessionDecider {
         @inline(__always) _read { yield deciderStorage.pointee }
         @inline(__always) _modify { yield &deciderStorage.pointee }
     }
@@ -186,21 +142,35 @@ public final class SteppedSimulation {
     /// ``hasFullHistory`` and ``prependHistory(_:)``.
     public internal(set) var historyBase = HistoryBase()
 
-    /// A flat account with the configuration's initial capital.
+    /// A flat account with the configuration's initial capital, running the strategy `strategy` names in
+    /// `registry` (the `sentio` strategy with `signalModel`).
     ///
-    /// - Throws: `BacktestError` for an invalid configuration, no symbol, a symbol listed twice, a DCA symbol
-    ///   not among `symbols`; `SignalConfigError` for an invalid signal model.
-    public init(configuration: BacktestConfiguration, strategy: StreamingStrategy, symbols: [String],
+    /// - Throws: `BacktestError` for an invalid configuration, no symbol, a symbol listed twice, an unknown
+    ///   strategy or invalid parameter, a DCA symbol not among `symbols`; `SignalConfigError` for an invalid
+    ///   signal model.
+    public convenience init(configuration: BacktestConfiguration, strategy: StrategySpec, symbols: [String],
+                            signalModel: SignalModelConfig = SignalModelConfig(), registry: StrategyRegistry = .shared) throws {
+        try signalModel.validate()
+        let made = try registry.make(strategy, signalModel: signalModel)
+        try self.init(configuration: configuration, running: made, symbols: symbols, signalModel: signalModel)
+    }
+
+    /// A flat account with the configuration's initial capital, running `strategy` in streaming form (it is
+    /// started with `symbols`).
+    ///
+    /// - Throws: `BacktestError` for an invalid configuration, no symbol, a symbol listed twice; what the
+    ///   strategy's `start(symbols:)` throws; `SignalConfigError` for an invalid signal model.
+    public init(configuration: BacktestConfiguration, running strategy: any Strategy, symbols: [String],
                 signalModel: SignalModelConfig = SignalModelConfig()) throws {
         if let problem = configuration.validationProblem() { throw BacktestError(problem) }
         guard !symbols.isEmpty else { throw BacktestError("no data: the backtest needs at least one symbol") }
         var seen = Set<String>()
         for s in symbols where !seen.insert(s).inserted { throw BacktestError("symbol \(s) appears twice") }
         self.configuration = configuration
-        self.strategy = strategy
+        self.strategy = StrategySpec(strategy)
         self.symbols = symbols
         self.signalModel = signalModel
-        let decider = try StreamingDecider(strategy, symbols: symbols, signalModel: signalModel)
+        let decider = try SessionDecider(strategy, symbols: symbols, signalModel: signalModel)
         var core = SimulationCore(configuration: configuration, symbols: symbols, stepCapacity: 1024)
         core.placements.reserveCapacity(4 * symbols.count)
         core.logsPlacements = true
@@ -229,8 +199,8 @@ public final class SteppedSimulation {
     /// and feeds its indicators and signal model (its signal is then ``latestSignal(_:)``).
     ///
     /// - Throws: `SignalInputError.unrepresentable` when the signal model cannot represent a quantity of this
-    ///   bar: the bar is still part of the step (the backtest of a non-signal strategy trades it), the symbol has
-    ///   no signal for it, and the `sentio` strategy holds.
+    ///   bar: the bar is still part of the step (the strategy observed it; the backtest of a non-signal strategy
+    ///   trades it), the symbol has no signal for it, and the `sentio` strategy holds.
     public func add(symbol s: Int, bar: Bar) throws(SignalInputError) {
         precondition(!core.hasBar[s], "symbol \(symbols[s]) already delivered a bar for this step")
         core.hasBar[s] = true
@@ -238,7 +208,7 @@ public final class SteppedSimulation {
         bars.highs[s] = bar.high
         bars.lows[s] = bar.low
         bars.closes[s] = bar.close
-        try decider.observe(symbol: s, bar: bar)
+        try decider.observeBar(symbol: s, bar: bar)
     }
 
     /// Whether symbol number `s` delivered a bar for the step being collected.
@@ -311,7 +281,7 @@ public final class SteppedSimulation {
     public func result() -> BacktestResult {
         precondition(hasFullHistory, "the simulation's history before step \(historyBase.steps) is not loaded")
         let extra = timestamps.isEmpty ? [] : core.pendingRejections(lastStep: timestamps.count - 1)
-        return core.result(strategyName: strategy.name, timestamps: timestamps, extraOrders: extra)
+        return core.result(strategyName: decider.name, timestamps: timestamps, extraOrders: extra)
     }
 
     /// Reserves room for `steps` more completed steps, `orders` more order-log entries and `trades` more closed

@@ -1,5 +1,7 @@
+import Foundation
 import SentioCore
 import SentioIndicators
+import SentioSignals
 
 /// Buys every symbol at its first bar and holds to the end.
 ///
@@ -9,8 +11,13 @@ import SentioIndicators
 public struct BuyAndHoldStrategy: Strategy {
     public init() {}
     public var name: String { "buy-and-hold" }
-    public mutating func prepare(market: Market) throws {}
+    public mutating func start(symbols: [String]) throws {}
+    @inline(__always) public mutating func observe(symbol: Int, bar: Bar) {}
+    public mutating func prepare(market: Market) throws -> StrategyPreparation { .batch }
     public mutating func decide(_ context: DecisionContext) -> Decision { Self.decision(context) }
+    /// Nothing to save: the rule reads the bar number only.
+    public func savedState() -> StrategyState? { StrategyState() }
+    public mutating func restore(_ state: StrategyState) throws {}
 
     /// The rule: buy at the symbol's first bar.
     @inline(__always)
@@ -27,12 +34,18 @@ public typealias IndicatorProvider = @Sendable (_ close: [Double], _ period: Int
 /// `relativeStrengthIndex` unless another provider is injected (tests inject TA-Lib's own values). RSI at
 /// bar *i* uses closes `0...i` only. No decision is taken before the RSI's first valid bar (backtesting.py
 /// starts one bar later; see Documentation.docc/Backtests.md).
+///
+/// In streaming form each symbol has a `RelativeStrengthIndex` state fed one close at a time: the very update
+/// step the batch function runs (an injected provider applies to the batch form only).
 public struct RSIStrategy: Strategy {
     public var period: Int
     public var lower: Double
     public var upper: Double
     private let rsi: IndicatorProvider
     private var values: [IndicatorSeries] = []
+    /// Streaming form: each symbol's RSI state and latest value (NaN during the warm-up).
+    var states: [RelativeStrengthIndex] = []
+    var latest: [Double] = []
 
     public init(
         period: Int = 14, lower: Double = 30, upper: Double = 70,
@@ -48,18 +61,53 @@ public struct RSIStrategy: Strategy {
 
     public var name: String { "rsi" }
 
+    public var settings: [(key: String, value: String)] {
+        [("rsi.period", String(period)), ("rsi.lower", lower.description), ("rsi.upper", upper.description)]
+    }
+
     /// Computes the RSI of every symbol, in parallel over symbols.
-    public mutating func prepare(market: Market) throws {
+    public mutating func prepare(market: Market) throws -> StrategyPreparation {
         let rsi = self.rsi, period = self.period, series = market.series
         values = try concurrentMap(series.count) { rsi(series[$0].close, period) }
+        states = []
+        return .batch
+    }
+
+    public mutating func start(symbols: [String]) throws {
+        values = []
+        states = Array(repeating: RelativeStrengthIndex(period: period), count: symbols.count)
+        latest = Array(repeating: .nan, count: symbols.count)
+    }
+
+    @inline(__always)
+    public mutating func observe(symbol s: Int, bar: Bar) {
+        latest[s] = states[s].update(bar.close) ?? .nan
     }
 
     public mutating func decide(_ context: DecisionContext) -> Decision {
-        guard let value = values[context.symbol].value(at: context.bar) else { return .hold }
+        let value: Double
+        if states.isEmpty {
+            guard let v = values[context.symbol].value(at: context.bar) else { return .hold }
+            value = v
+        } else {
+            value = latest[context.symbol]
+        }
         return Self.decision(rsi: value, isInvested: context.isInvested, lower: lower, upper: upper)
     }
 
-    /// The rule, shared with the streaming form (SteppedSimulation): NaN (warm-up) holds; flat and
+    public func savedState() -> StrategyState? {
+        StrategyState(rsiStates: states, rsiValues: latest.map(\.bitPattern))
+    }
+
+    public mutating func restore(_ state: StrategyState) throws {
+        guard state.rsiStates.count == states.count, state.rsiValues.count == states.count else {
+            throw BacktestError("the saved RSI state does not fit \(states.count) symbols")
+        }
+        states = state.rsiStates
+        latest = state.rsiValues.map(Double.init(bitPattern:))
+    }
+
+    /// The rule: NaN (warm-up) holds; flat and
     /// `rsi < lower` buys; invested and `rsi > upper` sells.
     @inline(__always)
     static func decision(rsi value: Double, isInvested: Bool, lower: Double, upper: Double) -> Decision {
@@ -116,10 +164,15 @@ public struct DollarCostAveragingStrategy: Strategy {
 
     public var name: String { "dca" }
 
-    public mutating func prepare(market: Market) throws { try start(symbols: market.symbols) }
+    public var settings: [(key: String, value: String)] {
+        [("dca.amount", amount.description), ("dca.every", period.rawValue),
+         ("dca.symbols", symbols?.joined(separator: ",") ?? "(all)")]
+    }
 
     /// Sets up the per-symbol state for `names` (the market's symbols, in order).
-    mutating func start(symbols names: [String]) throws {
+    ///
+    /// - Throws: `BacktestError` for a symbol to invest in that is not among `names`.
+    public mutating func start(symbols names: [String]) throws {
         if let wanted = symbols {
             for w in wanted where !names.contains(w) {
                 throw BacktestError("unknown symbol \(w) for DCA; available: \(names.joined(separator: ", "))")
@@ -132,6 +185,24 @@ public struct DollarCostAveragingStrategy: Strategy {
         guard count > 0 else { throw BacktestError("DCA needs at least one symbol") }
         share = amount / Double(count)
         lastPeriod = Array(repeating: Int.min, count: names.count)
+    }
+
+    /// Deposits depend on the calendar only: nothing to compute in batch.
+    public mutating func prepare(market: Market) throws -> StrategyPreparation {
+        try start(symbols: market.symbols)
+        return .batch
+    }
+
+    /// Deposits depend on the calendar only.
+    @inline(__always) public mutating func observe(symbol: Int, bar: Bar) {}
+
+    public func savedState() -> StrategyState? { StrategyState(dcaLastPeriod: lastPeriod) }
+
+    public mutating func restore(_ state: StrategyState) throws {
+        guard state.dcaLastPeriod.count == lastPeriod.count else {
+            throw BacktestError("the saved DCA state does not fit \(lastPeriod.count) symbols")
+        }
+        lastPeriod = state.dcaLastPeriod
     }
 
     public mutating func decide(_ context: DecisionContext) -> Decision {
@@ -167,19 +238,74 @@ public typealias SignalProvider = @Sendable (_ series: OHLCVSeries) throws -> [S
 /// flat are ignored (they are not orders).
 ///
 /// The Sentio strategy is this adapter fed by SentioSignals (`SignalStrategy.sentio(config:)`); tests
-/// feed it synthetic decisions.
+/// feed it synthetic decisions. Only the Sentio strategy has a streaming form (a `SignalModelState` per symbol,
+/// the model's own streaming update, which the batch provider also runs); a strategy built from another
+/// provider runs in backtests only, and `start(symbols:)` says so.
 public struct SignalStrategy: Strategy {
     public let name: String
     private let provider: SignalProvider
     private var decisions: [[SignalDecision]] = []
+    /// The model of the streaming form (`nil`: batch only).
+    public let model: SignalModelConfig?
+    /// Streaming form: each symbol's model state and the decision of its latest bar.
+    var states: [SignalModelState] = []
+    var latest: [SignalDecision] = []
+    var streams = false
 
     public init(name: String = "sentio", provider: @escaping SignalProvider) {
+        self.init(name: name, model: nil, provider: provider)
+    }
+
+    init(name: String, model: SignalModelConfig?, provider: @escaping SignalProvider) {
         self.name = name
+        self.model = model
         self.provider = provider
     }
 
+    public mutating func start(symbols: [String]) throws {
+        guard let model else {
+            throw BacktestError("strategy \(name) has no streaming form (only SignalStrategy.sentio(config:) has one)")
+        }
+        decisions = []
+        states = symbols.map { SignalModelState(symbol: $0, config: model) }
+        latest = Array(repeating: SignalDecision(action: .hold), count: symbols.count)
+        streams = true
+    }
+
+    /// Updates the symbol's model; a bar the model cannot represent leaves the symbol without a signal (it holds).
+    public mutating func observe(symbol s: Int, bar: Bar) {
+        do {
+            latest[s] = SignalDecision(try states[s].update(bar))
+        } catch {
+            latest[s] = SignalDecision(action: .hold)
+        }
+    }
+
+    /// The streaming form fed a signal computed elsewhere (a live session runs the model once, for its signal
+    /// events and for this strategy): `nil` when the model could not compute it.
+    @inline(__always)
+    mutating func observe(symbol s: Int, signal: Signal?) {
+        latest[s] = signal.map(SignalDecision.init) ?? SignalDecision(action: .hold)
+    }
+
+    public func savedState() -> StrategyState? {
+        guard streams, let data = try? JSONEncoder().encode(states) else { return nil }
+        return StrategyState(custom: String(decoding: data, as: UTF8.self))
+    }
+
+    public mutating func restore(_ state: StrategyState) throws {
+        guard let text = state.custom,
+              let saved = try? JSONDecoder().decode([SignalModelState].self, from: Data(text.utf8)),
+              saved.count == states.count else {
+            throw BacktestError("the saved signal model states do not fit \(states.count) symbols")
+        }
+        states = saved
+        latest = saved.map { _ in SignalDecision(action: .hold) }
+    }
+
     /// Runs the provider on every symbol, in parallel over symbols.
-    public mutating func prepare(market: Market) throws {
+    public mutating func prepare(market: Market) throws -> StrategyPreparation {
+        streams = false
         let provider = self.provider, all = market.series
         decisions = try concurrentMap(all.count) { k in
             let series = all[k]
@@ -189,13 +315,15 @@ public struct SignalStrategy: Strategy {
             }
             return d
         }
+        return .batch
     }
 
     public mutating func decide(_ context: DecisionContext) -> Decision {
-        Self.decision(decisions[context.symbol][context.bar], isInvested: context.isInvested)
+        let d = streams ? latest[context.symbol] : decisions[context.symbol][context.bar]
+        return Self.decision(d, isInvested: context.isInvested)
     }
 
-    /// The rule, shared with the streaming form (SteppedSimulation): BUY while flat opens with the signal's
+    /// The rule: BUY while flat opens with the signal's
     /// stop (`|stopLossPercent|` when in (0, 100)) and target (when positive and finite); SELL while invested
     /// closes; everything else holds.
     @inline(__always)

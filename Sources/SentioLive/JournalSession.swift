@@ -231,7 +231,7 @@ public final class JournaledLiveSession {
                     }
                 }
                 inputsSinceSnapshot += 1
-                if inputsSinceSnapshot >= snapshotInterval {
+                if inputsSinceSnapshot >= snapshotInterval && session.canSnapshot {
                     batch.setSnapshot(Data(try session.compactSnapshot().encoded()), coveringInput: inputSeq)
                     inputsSinceSnapshot = 0
                 }
@@ -428,6 +428,7 @@ public final class JournaledLiveSession {
     }
 
     private func takeSnapshotIfDue(force: Bool) throws {
+        guard session.canSnapshot else { return }  // rebuilt from its inputs on restart
         if inputsSinceSnapshot >= snapshotInterval || (force && inputsSinceSnapshot > 0) {
             batch.setSnapshot(Data(try session.compactSnapshot().encoded()), coveringInput: appliedInputSeq)
             inputsSinceSnapshot = 0

@@ -3,33 +3,6 @@ import SentioCore
 import SentioData
 import SentioSignals
 
-/// The strategy of a live session: the same four strategies, with the same parameters, as `sentio backtest`.
-///
-/// Each one is run in streaming form by the session and decides exactly as the backtest's batch strategy
-/// (`SignalStrategy.sentio`, `RSIStrategy`, `BuyAndHoldStrategy`, `DollarCostAveragingStrategy`) on the same bars:
-/// the indicator updates are the very functions the batch computations run (see the catalog's `Parity`).
-public enum LiveStrategy: Sendable, Equatable {
-    /// The Sentio signal model (the session's ``LiveConfiguration/signalModel``): BUY opens, SELL closes.
-    case sentio
-    /// RSI mean reversion: buy when RSI(`period`) < `lower`, sell when it is > `upper`.
-    case rsi(period: Int, lower: Double, upper: Double)
-    /// Buy every symbol at its first bar and hold.
-    case buyAndHold
-    /// Deposit `amount / n` and buy each of the `n` invested symbols at its first bar of every period;
-    /// `symbols == nil`: every symbol of the universe.
-    case dca(amount: Double, every: ContributionPeriod, symbols: [String]?)
-
-    /// The backtest's strategy name (`sentio`, `rsi`, `buy-and-hold`, `dca`).
-    public var name: String {
-        switch self {
-        case .sentio: "sentio"
-        case .rsi: "rsi"
-        case .buyAndHold: "buy-and-hold"
-        case .dca: "dca"
-        }
-    }
-}
-
 /// Everything that defines a live session besides its universe and its bars: the backtest's configuration
 /// (capital, costs, sizing, fills, stop/target defaults), the strategy and its parameters, and the signal model
 /// that produces the `signal_update` events (and drives the `sentio` strategy).
@@ -38,7 +11,10 @@ public enum LiveStrategy: Sendable, Equatable {
 /// between two of them, one line per setting, so that "continuing with a different configuration" can say
 /// what differs.
 public struct LiveConfiguration: Sendable, Equatable {
-    public var strategy: LiveStrategy
+    /// The strategy and its parameters, found in the `StrategyRegistry` (the built-in ones, with the same
+    /// parameters as `sentio backtest`, or one the program registered). It runs in streaming form and decides
+    /// exactly as the backtest does on the same bars (see the catalog's `Parity`).
+    public var strategy: StrategySpec
     public var backtest: BacktestConfiguration
     public var signalModel: SignalModelConfig
     /// Corporate actions applied to holdings at their ex-dates, by symbol of the universe (`sentio live --actions`):
@@ -52,7 +28,7 @@ public struct LiveConfiguration: Sendable, Equatable {
     /// as real (`--adjust none`).
     public var splitCheck: Bool
 
-    public init(strategy: LiveStrategy, backtest: BacktestConfiguration = BacktestConfiguration(),
+    public init(strategy: StrategySpec, backtest: BacktestConfiguration = BacktestConfiguration(),
                 signalModel: SignalModelConfig = SignalModelConfig(),
                 corporateActions: [String: [HoldingAdjustment]] = [:], splitCheck: Bool = true) {
         self.strategy = strategy
@@ -71,18 +47,7 @@ public struct LiveConfiguration: Sendable, Equatable {
     /// The signal model is the request's (`BacktestRequest/resolvedSignalModel`: the model `sentio backtest`
     /// runs with the same options).
     public init(request: BacktestRequest, symbolCount: Int) {
-        let strategy: LiveStrategy
-        switch request.strategy {
-        case .sentio: strategy = .sentio
-        case .rsi:
-            let rsi = request.resolvedRSI
-            strategy = .rsi(period: rsi.period, lower: rsi.lower, upper: rsi.upper)
-        case .buyAndHold: strategy = .buyAndHold
-        case .dca:
-            let dca = request.resolvedDCA
-            strategy = .dca(amount: dca.amount, every: dca.period, symbols: nil)
-        }
-        self.init(strategy: strategy, backtest: request.configuration(symbolCount: symbolCount), signalModel: request.resolvedSignalModel)
+        self.init(strategy: request.strategySpec, backtest: request.configuration(symbolCount: symbolCount), signalModel: request.resolvedSignalModel)
     }
 
     /// Checks every part.
@@ -92,17 +57,7 @@ public struct LiveConfiguration: Sendable, Equatable {
     public func validate() throws {
         if let problem = backtest.validationProblem() { throw BacktestError(problem) }
         try signalModel.validate()
-        switch strategy {
-        case .sentio, .buyAndHold:
-            break
-        case let .rsi(period, lower, upper):
-            if period < 1 { throw BacktestError("RSI period must be >= 1, got \(period)") }
-            if !(lower.isFinite && upper.isFinite && lower < upper) {
-                throw BacktestError("RSI lower threshold must be below the upper one, got \(lower) and \(upper)")
-            }
-        case let .dca(amount, _, _):
-            if !(amount > 0 && amount.isFinite) { throw BacktestError("DCA amount must be positive, got \(amount)") }
-        }
+        _ = try StrategyRegistry.shared.make(strategy, signalModel: signalModel)
     }
 
     /// The settings as `(key, value)` lines in a fixed order: the stable, human-readable fingerprint of the
@@ -110,14 +65,7 @@ public struct LiveConfiguration: Sendable, Equatable {
     /// values are).
     public var settings: [(key: String, value: String)] {
         var out: [(String, String)] = [("strategy", strategy.name)]
-        switch strategy {
-        case .sentio, .buyAndHold: break
-        case let .rsi(period, lower, upper):
-            out += [("rsi.period", String(period)), ("rsi.lower", lower.description), ("rsi.upper", upper.description)]
-        case let .dca(amount, every, symbols):
-            out += [("dca.amount", amount.description), ("dca.every", every.rawValue),
-                    ("dca.symbols", symbols?.joined(separator: ",") ?? "(all)")]
-        }
+        out += strategy.settings.map { ($0.key, $0.value) }
         let b = backtest
         out += [
             ("initialCapital", b.initialCapital.description), ("fill", b.fill.rawValue),
@@ -241,21 +189,12 @@ extension LiveConfiguration: Codable {
             return x
         }
         func optionalNumber(_ key: String) throws -> Double? { try text(key) == "none" ? nil : try number(key) }
-        let strategy: LiveStrategy
-        switch try text("strategy") {
-        case "sentio": strategy = .sentio
-        case "buy-and-hold": strategy = .buyAndHold
-        case "rsi": strategy = .rsi(period: try integer("rsi.period"), lower: try number("rsi.lower"), upper: try number("rsi.upper"))
-        case "dca":
-            guard let every = ContributionPeriod(rawValue: try text("dca.every")) else {
-                throw DecodingError.dataCorruptedError(forKey: .settings, in: c, debugDescription: "unknown DCA period")
-            }
-            let list = try text("dca.symbols")
-            strategy = .dca(amount: try number("dca.amount"), every: every,
-                            symbols: list == "(all)" ? nil : list.split(separator: ",").map(String.init))
-        case let other:
-            throw DecodingError.dataCorruptedError(forKey: .settings, in: c, debugDescription: "unknown strategy \(other)")
+        let name = try text("strategy")
+        guard let descriptor = StrategyRegistry.shared.descriptor(named: name) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .settings, in: c, debugDescription: "unknown strategy \(name) (register it in StrategyRegistry.shared first)")
         }
+        let strategy = StrategySpec(name: name, settings: try descriptor.settingKeys.map { StrategySetting(key: $0, value: try text($0)) })
         guard let fill = FillTiming(rawValue: try text("fill")),
               let reference = StopReference(rawValue: try text("stopReference")) else {
             throw DecodingError.dataCorruptedError(forKey: .settings, in: c, debugDescription: "unknown fill or stop reference")

@@ -228,7 +228,7 @@ public final class LiveSession {
         self.configuration = configuration
         self.universe = universe
         simulation = try SteppedSimulation(
-            configuration: configuration.backtest, strategy: configuration.strategy.streaming, symbols: universe,
+            configuration: configuration.backtest, strategy: configuration.strategy, symbols: universe,
             signalModel: configuration.signalModel)
         simulation.scheduleCorporateActions(configuration.corporateActions)
         var index: [String: Int] = [:]
@@ -257,7 +257,7 @@ public final class LiveSession {
         self.configuration = configuration
         self.universe = universe
         simulation = try SteppedSimulation(
-            configuration: configuration.backtest, strategy: configuration.strategy.streaming, symbols: universe,
+            configuration: configuration.backtest, strategy: configuration.strategy, symbols: universe,
             signalModel: configuration.signalModel, state: snapshot.simulation)
         // The state keeps how far each symbol's actions were applied.
         simulation.scheduleCorporateActions(configuration.corporateActions)
@@ -553,6 +553,10 @@ public final class LiveSession {
         (0..<universe.count).compactMap { simulation.latestSignal($0) }
     }
 
+    /// Whether the session's strategy saves its state (`Strategy.savedState()`), so that snapshots can be taken:
+    /// a journal of a session without snapshots is rebuilt by replaying its inputs from the first.
+    public var canSnapshot: Bool { simulation.canSaveState }
+
     /// The whole state with the whole history, exactly: `LiveSession(snapshot:)` continues identically, and its
     /// ``result()`` is this session's (events not yet taken are not part of it). Its size grows with the number of
     /// completed steps; ``compactSnapshot()`` does not.
@@ -586,18 +590,6 @@ public struct LiveHistoryError: Error, CustomStringConvertible, Equatable {
     /// An error saying `message`.
     public init(message: String) { self.message = message }
     public var description: String { message }
-}
-
-extension LiveStrategy {
-    /// The simulator's streaming form.
-    var streaming: StreamingStrategy {
-        switch self {
-        case .sentio: .sentio
-        case let .rsi(period, lower, upper): .rsi(period: period, lower: lower, upper: upper)
-        case .buyAndHold: .buyAndHold
-        case let .dca(amount, every, symbols): .dca(amount: amount, every: every, symbols: symbols)
-        }
-    }
 }
 
 /// The exact state of a ``LiveSession``, Codable. Encode it with ``encoded()`` (JSON; every double of the

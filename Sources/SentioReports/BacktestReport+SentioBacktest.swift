@@ -27,11 +27,21 @@ public struct LevelRecordingStrategy<Base: Strategy>: Strategy {
     public init(_ base: Base) { self.base = base }
 
     public var name: String { base.name }
+    public var settings: [(key: String, value: String)] { base.settings }
 
-    public mutating func prepare(market: Market) throws {
+    public mutating func prepare(market: Market) throws -> StrategyPreparation {
         buyLevels = [:]
-        try base.prepare(market: market)
+        return try base.prepare(market: market)
     }
+
+    public mutating func start(symbols: [String]) throws {
+        buyLevels = [:]
+        try base.start(symbols: symbols)
+    }
+
+    public mutating func observe(symbol: Int, bar: Bar) { base.observe(symbol: symbol, bar: bar) }
+    public func savedState() -> StrategyState? { base.savedState() }
+    public mutating func restore(_ state: StrategyState) throws { try base.restore(state) }
 
     public mutating func decide(_ context: DecisionContext) -> Decision {
         let decision = base.decide(context)

@@ -9,7 +9,8 @@ import Testing
 struct RandomStrategy: Strategy {
     var seed: UInt64
     var name: String { "random" }
-    mutating func prepare(market: Market) throws {}
+    mutating func start(symbols: [String]) throws {}
+    mutating func observe(symbol: Int, bar: Bar) {}
     mutating func decide(_ context: DecisionContext) -> Decision {
         var g = SplitMix64(seed: seed ^ (UInt64(context.symbol) << 40) ^ UInt64(context.bar))
         let u = Double.random(in: 0..<1, using: &g)
@@ -144,7 +145,12 @@ struct PropertyTests {
         struct Peeking: Strategy {
             var closes: [[Double]] = []
             var name: String { "peeking" }
-            mutating func prepare(market: Market) throws { closes = market.series.map(\.close) }
+            mutating func prepare(market: Market) throws -> StrategyPreparation {
+                closes = market.series.map(\.close)
+                return .batch
+            }
+            mutating func start(symbols: [String]) throws {}
+            mutating func observe(symbol: Int, bar: Bar) {}
             mutating func decide(_ c: DecisionContext) -> Decision {
                 let next = c.bar + 1 < closes[c.symbol].count ? closes[c.symbol][c.bar + 1] : 0
                 return next > closes[c.symbol][c.bar] ? .buy() : .sell

@@ -7,7 +7,8 @@ import SentioTestSupport
 struct ScriptedStrategy: Strategy {
     var script: [Int: [Int: Decision]]
     var name: String { "scripted" }
-    mutating func prepare(market: Market) throws {}
+    mutating func start(symbols: [String]) throws {}
+    mutating func observe(symbol: Int, bar: Bar) {}
     mutating func decide(_ context: DecisionContext) -> Decision {
         script[context.symbol]?[context.bar] ?? .hold
     }
@@ -18,7 +19,9 @@ struct RecordingStrategy<Base: Strategy>: Strategy {
     var base: Base
     var log: [(step: Int, symbol: Int, bar: Int, decision: Decision)] = []
     var name: String { base.name }
-    mutating func prepare(market: Market) throws { try base.prepare(market: market) }
+    mutating func prepare(market: Market) throws -> StrategyPreparation { try base.prepare(market: market) }
+    mutating func start(symbols: [String]) throws { try base.start(symbols: symbols) }
+    mutating func observe(symbol: Int, bar: Bar) { base.observe(symbol: symbol, bar: bar) }
     mutating func decide(_ context: DecisionContext) -> Decision {
         let d = base.decide(context)
         log.append((context.step, context.symbol, context.bar, d))

@@ -95,7 +95,7 @@ struct StrategyOptionsTests {
         case nil: expectedSizing = symbolCount > 1 || o.maxPositions != nil ? .equalWeight(maxPositions: o.maxPositions ?? symbolCount) : .allIn
         }
         #expect(configuration.backtest.sizing == expectedSizing, "\(args)")
-        let expectedStrategy: LiveStrategy
+        let expectedStrategy: StrategySpec
         switch o.strategy {
         case .sentio: expectedStrategy = .sentio
         case .buyAndHold: expectedStrategy = .buyAndHold

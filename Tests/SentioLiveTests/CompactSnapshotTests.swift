@@ -30,7 +30,7 @@ struct CompactSnapshotTests {
         var rng = SplitMix64(seed: 91)
         let series = randomMarket(&rng, symbols: 4, steps: 2_000, gapProbability: 0.02)
         let universe = series.map(\.symbol)
-        for strategy: LiveStrategy in [.sentio, .rsi(period: 14, lower: 30, upper: 70), .buyAndHold] {
+        for strategy: StrategySpec in [.sentio, .rsi(period: 14, lower: 30, upper: 70), .buyAndHold] {
             let session = try LiveSession(configuration: LiveConfiguration(strategy: strategy), universe: universe)
             var sizes: [Int: (compact: Int, full: Int)] = [:]
             let bars = feed(series, &rng)

@@ -22,7 +22,7 @@ func randomConfiguration(_ rng: inout SplitMix64, symbols: [String]) -> LiveConf
     model.buyScoreThreshold = uniform(0.2, 1.2)
     model.sellScoreThreshold = uniform(0.2, 1.2)
     model.minimumConfidence = uniform(0, 0.3)
-    let strategy: LiveStrategy
+    let strategy: StrategySpec
     switch rng.next() % 4 {
     case 0: strategy = .sentio
     case 1: strategy = .rsi(period: 2 + Int(rng.next() % 12), lower: uniform(20, 45), upper: uniform(55, 80))
@@ -39,7 +39,7 @@ func randomConfiguration(_ rng: inout SplitMix64, symbols: [String]) -> LiveConf
     default: sizing = .fractionOfEquity(uniform(0.05, 1))
     }
     var capital = uniform(1_000, 200_000)
-    if case .dca = strategy, chance(0.3) { capital = 0 }
+    if strategy.name == "dca", chance(0.3) { capital = 0 }
     let backtest = BacktestConfiguration(
         initialCapital: capital, fill: chance(0.5) ? .nextOpen : .close,
         costs: TradingCosts(commissionRate: chance(0.5) ? uniform(0, 0.003) : 0, feePerOrder: chance(0.5) ? uniform(0, 3) : 0,
@@ -73,12 +73,9 @@ func lines(_ r: BacktestResult) -> [String] {
 func backtest(_ configuration: LiveConfiguration, _ series: [OHLCVSeries]) throws -> BacktestResult {
     let market = try Market(series)
     let bt = Backtest(configuration.backtest)
-    switch configuration.strategy {
-    case .sentio: return try bt.run(try SignalStrategy.sentio(config: configuration.signalModel), on: market)
-    case let .rsi(period, lower, upper): return try bt.run(RSIStrategy(period: period, lower: lower, upper: upper), on: market)
-    case .buyAndHold: return try bt.run(BuyAndHoldStrategy(), on: market)
-    case let .dca(amount, every, symbols): return try bt.run(DollarCostAveragingStrategy(amount: amount, every: every, symbols: symbols), on: market)
-    }
+    // The batch form of the built-in strategy the spec names.
+    let strategy = try StrategyRegistry.shared.make(configuration.strategy, signalModel: configuration.signalModel)
+    return try bt.run(strategy, on: market)
 }
 
 /// What a test fed a session: a bar (`ingest`/`process`), or a grace-timeout close (`closeStep`).

@@ -8,7 +8,8 @@ import SentioTestSupport
 /// Buys every 25th bar with its own stop and target distances (different per symbol) and sells 12 bars later.
 private struct PeriodicStrategy: Strategy {
     var name: String { "periodic" }
-    mutating func prepare(market: Market) throws {}
+    mutating func start(symbols: [String]) throws {}
+    mutating func observe(symbol: Int, bar: Bar) {}
     mutating func decide(_ context: DecisionContext) -> Decision {
         if !context.isInvested, context.bar % 25 == 3 {
             return .buy(stopLossPercent: 3 + Double(context.symbol), takeProfitPercent: 6 + Double(context.symbol))

@@ -9,7 +9,8 @@ import SentioTestSupport
 struct FrequentStrategy: Strategy {
     var every = 6, hold = 3, warmUp = 30
     var name: String { "frequent" }
-    mutating func prepare(market: Market) throws {}
+    mutating func start(symbols: [String]) throws {}
+    mutating func observe(symbol: Int, bar: Bar) {}
     mutating func decide(_ context: DecisionContext) -> Decision {
         guard context.bar >= warmUp else { return .hold }
         if !context.isInvested, context.bar % every == 0 { return .buy(stopLossPercent: 2, takeProfitPercent: 4) }

@@ -1,0 +1,195 @@
+import SentioCore
+import SentioSignals
+import Synchronization
+
+/// A strategy by name and parameters, as text: what `--strategy` selects, what a live session's configuration
+/// (and so its journal) stores, and what ``StrategyRegistry/make(_:signalModel:)`` builds a ``Strategy`` from.
+///
+/// The settings are the strategy's ``Strategy/settings``: keys prefixed by its name (`rsi.period`), doubles in
+/// Swift's shortest round-trip form, so that two specs are equal exactly when the parameters are.
+public struct StrategySpec: Sendable, Equatable, CustomStringConvertible {
+    /// The registered name (`sentio`, `rsi`, `buy-and-hold`, `dca`, or a name a program registered).
+    public var name: String
+    /// The parameters, in the strategy's order.
+    public var settings: [StrategySetting]
+
+    public init(name: String, settings: [StrategySetting] = []) {
+        self.name = name
+        self.settings = settings
+    }
+
+    /// The spec of `strategy`: its name and settings.
+    public init(_ strategy: some Strategy) {
+        self.init(name: strategy.name, settings: strategy.settings.map { StrategySetting(key: $0.key, value: $0.value) })
+    }
+
+    /// The value of setting `key`, or `nil`.
+    public subscript(key: String) -> String? { settings.first { $0.key == key }?.value }
+
+    /// The Sentio signal model (the session's or the backtest's model): BUY opens, SELL closes.
+    public static let sentio = StrategySpec(name: "sentio")
+    /// Buy every symbol at its first bar and hold.
+    public static let buyAndHold = StrategySpec(BuyAndHoldStrategy())
+    /// RSI mean reversion: buy when RSI(`period`) < `lower`, sell when it is > `upper` (``RSIStrategy``).
+    public static func rsi(period: Int, lower: Double, upper: Double) -> StrategySpec {
+        StrategySpec(name: "rsi", settings: [
+            StrategySetting(key: "rsi.period", value: String(period)),
+            StrategySetting(key: "rsi.lower", value: lower.description),
+            StrategySetting(key: "rsi.upper", value: upper.description),
+        ])
+    }
+    /// Deposit `amount / n` and buy each of the `n` invested symbols at its first bar of every period;
+    /// `symbols == nil`: every symbol (``DollarCostAveragingStrategy``).
+    public static func dca(amount: Double, every period: ContributionPeriod, symbols: [String]? = nil) -> StrategySpec {
+        StrategySpec(name: "dca", settings: [
+            StrategySetting(key: "dca.amount", value: amount.description),
+            StrategySetting(key: "dca.every", value: period.rawValue),
+            StrategySetting(key: "dca.symbols", value: symbols?.joined(separator: ",") ?? "(all)"),
+        ])
+    }
+
+    /// `name` then `key=value` for each setting.
+    public var description: String {
+        ([name] + settings.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
+    }
+}
+
+/// One parameter of a ``StrategySpec``.
+public struct StrategySetting: Sendable, Equatable {
+    public var key: String
+    public var value: String
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// How to build a registered strategy.
+public struct StrategyDescriptor: Sendable {
+    /// What a spec needs to build a strategy: its settings, and the signal model of the backtest or session
+    /// (the `sentio` strategy's model).
+    public struct Inputs: Sendable {
+        public var spec: StrategySpec
+        public var signalModel: SignalModelConfig
+
+        /// The text of setting `key`.
+        /// - Throws: `BacktestError` naming the strategy and the key when it is missing.
+        public func text(_ key: String) throws -> String {
+            guard let v = spec[key] else { throw BacktestError("strategy \(spec.name): missing setting \(key)") }
+            return v
+        }
+
+        /// Setting `key` as a number.
+        /// - Throws: `BacktestError` when it is missing or not a number.
+        public func number(_ key: String) throws -> Double {
+            guard let x = Double(try text(key)) else { throw BacktestError("strategy \(spec.name): setting \(key) is not a number") }
+            return x
+        }
+
+        /// Setting `key` as an integer.
+        /// - Throws: `BacktestError` when it is missing or not an integer.
+        public func integer(_ key: String) throws -> Int {
+            guard let x = Int(try text(key)) else { throw BacktestError("strategy \(spec.name): setting \(key) is not an integer") }
+            return x
+        }
+    }
+
+    /// The name the registry finds it by.
+    public let name: String
+    /// One line for `--help` and listings.
+    public let summary: String
+    /// The setting keys it reads, in order (`rsi.period`, ...).
+    public let settingKeys: [String]
+    /// Builds the strategy, checking every parameter.
+    public let make: @Sendable (Inputs) throws -> any Strategy
+
+    public init(name: String, summary: String, settingKeys: [String] = [],
+                make: @escaping @Sendable (Inputs) throws -> any Strategy) {
+        self.name = name
+        self.summary = summary
+        self.settingKeys = settingKeys
+        self.make = make
+    }
+}
+
+/// The strategies by name: the built-in ones (`sentio`, `rsi`, `buy-and-hold`, `dca`) and any a program adds
+/// with ``register(_:)``, so that a backtest request, a live session (and its journal, which stores the
+/// ``StrategySpec``) and a sweep all find them the same way.
+///
+/// Thread-safe. ``shared`` is the registry the CLI, the server and live sessions use.
+public final class StrategyRegistry: Sendable {
+    private let descriptors: Mutex<[StrategyDescriptor]>
+
+    /// A registry holding the built-in strategies.
+    public init() {
+        descriptors = Mutex(Self.builtIn)
+    }
+
+    /// The registry of the process.
+    public static let shared = StrategyRegistry()
+
+    /// Adds a strategy.
+    /// - Throws: `BacktestError` when the name is empty or taken.
+    public func register(_ descriptor: StrategyDescriptor) throws {
+        try descriptors.withLock { all in
+            guard !descriptor.name.isEmpty else { throw BacktestError("a strategy needs a name") }
+            guard !all.contains(where: { $0.name == descriptor.name }) else {
+                throw BacktestError("a strategy named \(descriptor.name) is already registered")
+            }
+            all.append(descriptor)
+        }
+    }
+
+    /// The registered names, built-in ones first, then in registration order.
+    public var names: [String] { descriptors.withLock { $0.map(\.name) } }
+
+    /// The descriptor named `name`, or `nil`.
+    public func descriptor(named name: String) -> StrategyDescriptor? {
+        descriptors.withLock { all in all.first { $0.name == name } }
+    }
+
+    /// The strategy `spec` names, with its parameters checked.
+    ///
+    /// - Throws: `BacktestError` for an unknown name (listing the known ones), a missing or invalid setting;
+    ///   `SignalConfigError` for an invalid signal model (the `sentio` strategy).
+    public func make(_ spec: StrategySpec, signalModel: SignalModelConfig = SignalModelConfig()) throws -> any Strategy {
+        guard let descriptor = descriptor(named: spec.name) else {
+            throw BacktestError("unknown strategy \(spec.name); registered: \(names.joined(separator: ", "))")
+        }
+        return try descriptor.make(StrategyDescriptor.Inputs(spec: spec, signalModel: signalModel))
+    }
+
+    /// The built-in strategies.
+    static let builtIn: [StrategyDescriptor] = [
+        StrategyDescriptor(name: "sentio", summary: "The Sentio signal model: buy on BUY with the signal's stop and target, sell on SELL.") {
+            try SignalStrategy.sentio(config: $0.signalModel)
+        },
+        StrategyDescriptor(
+            name: "rsi", summary: "RSI mean reversion: buy below the lower level, sell above the upper one.",
+            settingKeys: ["rsi.period", "rsi.lower", "rsi.upper"]
+        ) { inputs in
+            let period = try inputs.integer("rsi.period"), lower = try inputs.number("rsi.lower"), upper = try inputs.number("rsi.upper")
+            if period < 1 { throw BacktestError("RSI period must be >= 1, got \(period)") }
+            if !(lower.isFinite && upper.isFinite && lower < upper) {
+                throw BacktestError("RSI lower threshold must be below the upper one, got \(lower) and \(upper)")
+            }
+            return RSIStrategy(period: period, lower: lower, upper: upper)
+        },
+        StrategyDescriptor(name: "buy-and-hold", summary: "Buy every symbol at its first bar and hold.") { _ in
+            BuyAndHoldStrategy()
+        },
+        StrategyDescriptor(
+            name: "dca", summary: "Dollar-cost averaging: deposit and buy at each symbol's first bar of every week or month.",
+            settingKeys: ["dca.amount", "dca.every", "dca.symbols"]
+        ) { inputs in
+            let amount = try inputs.number("dca.amount")
+            if !(amount > 0 && amount.isFinite) { throw BacktestError("DCA amount must be positive, got \(amount)") }
+            guard let every = ContributionPeriod(rawValue: try inputs.text("dca.every")) else {
+                throw BacktestError("strategy dca: unknown period \(try inputs.text("dca.every")) (week or month)")
+            }
+            let list = try inputs.text("dca.symbols")
+            return DollarCostAveragingStrategy(
+                amount: amount, every: every, symbols: list == "(all)" ? nil : list.split(separator: ",").map(String.init))
+        },
+    ]
+}
