@@ -215,8 +215,8 @@ public struct DollarCostAveragingStrategy: Strategy {
 }
 
 /// One bar's output of a signal model, as the backtest needs it.
-public struct SignalDecision: Sendable, Equatable {
-    public enum Action: String, Sendable { case buy = "BUY", sell = "SELL", hold = "HOLD" }
+public struct SignalDecision: Sendable, Equatable, Codable {
+    public enum Action: String, Sendable, Codable { case buy = "BUY", sell = "SELL", hold = "HOLD" }
     public var action: Action
     /// The signal's stop distance in percent (the signal model's `stopLoss`, e.g. −1.12; the sign is ignored).
     public var stopLossPercent: Double
@@ -288,19 +288,20 @@ public struct SignalStrategy: Strategy {
         latest[s] = signal.map(SignalDecision.init) ?? SignalDecision(action: .hold)
     }
 
-    public func savedState() -> StrategyState? {
-        guard streams, let data = try? JSONEncoder().encode(states) else { return nil }
-        return StrategyState(custom: String(decoding: data, as: UTF8.self))
+    /// The streaming state: each symbol's model state and latest decision.
+    private struct Saved: Codable {
+        var states: [SignalModelState]
+        var latest: [SignalDecision]
     }
 
+    public func savedState() -> StrategyState? { streams ? StrategyState.encode(Saved(states: states, latest: latest)) : nil }
+
     public mutating func restore(_ state: StrategyState) throws {
-        guard let text = state.custom,
-              let saved = try? JSONDecoder().decode([SignalModelState].self, from: Data(text.utf8)),
-              saved.count == states.count else {
+        guard let saved = try? state.decode(Saved.self), saved.states.count == states.count, saved.latest.count == states.count else {
             throw BacktestError("the saved signal model states do not fit \(states.count) symbols")
         }
-        states = saved
-        latest = saved.map { _ in SignalDecision(action: .hold) }
+        states = saved.states
+        latest = saved.latest
     }
 
     /// Runs the provider on every symbol, in parallel over symbols.

@@ -113,15 +113,12 @@ extension Strategy {
 }
 
 extension Strategy where Self: Codable {
-    /// The strategy itself, as JSON.
-    public func savedState() -> StrategyState? {
-        (try? JSONEncoder().encode(self)).map { StrategyState(custom: String(decoding: $0, as: UTF8.self)) }
-    }
+    /// The strategy itself, as JSON (``StrategyState/encode(_:)``).
+    public func savedState() -> StrategyState? { StrategyState.encode(self) }
 
     /// Decodes the strategy saved by ``savedState()``.
     public mutating func restore(_ state: StrategyState) throws {
-        guard let text = state.custom else { throw BacktestError("strategy \(name): the saved state is empty") }
-        self = try JSONDecoder().decode(Self.self, from: Data(text.utf8))
+        self = try state.decode(Self.self)
     }
 }
 
@@ -140,6 +137,25 @@ public struct StrategyState: Sendable {
 
     /// A state of a strategy outside the built-in ones: `custom` is its JSON text.
     public init(custom: String?) { self.custom = custom }
+
+    /// `value` as JSON text in ``custom``: keys sorted and doubles in their shortest round-trip form, so that equal
+    /// states are equal bytes (a journal checks a rebuilt session against its snapshot byte for byte); non-finite
+    /// doubles as the strings `nan`, `inf`, `-inf`. `nil` when `value` cannot be encoded.
+    public static func encode(_ value: some Encodable) -> StrategyState? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return (try? encoder.encode(value)).map { StrategyState(custom: String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// The value ``encode(_:)`` saved.
+    /// - Throws: `BacktestError` when there is none; the decoder's error when it is not a `T`.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        guard let custom else { throw BacktestError("the saved strategy state is empty") }
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try decoder.decode(T.self, from: Data(custom.utf8))
+    }
 
     init(rsiStates: [RelativeStrengthIndex] = [], rsiValues: [UInt64] = [], dcaLastPeriod: [Int] = [], custom: String? = nil) {
         self.rsiStates = rsiStates

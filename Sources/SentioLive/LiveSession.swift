@@ -561,8 +561,10 @@ public final class LiveSession {
     /// ``result()`` is this session's (events not yet taken are not part of it). Its size grows with the number of
     /// completed steps; ``compactSnapshot()`` does not.
     ///
-    /// - Throws: as ``loadHistory()`` (a session restored from a compact snapshot loads its history first).
+    /// - Throws: `BacktestError` when the strategy does not save its state (``canSnapshot``); as ``loadHistory()``
+    ///   (a session restored from a compact snapshot loads its history first).
     public func snapshot() throws -> LiveSnapshot {
+        guard canSnapshot else { throw BacktestError("strategy \(configuration.strategy.name) does not save its state: the session has no snapshot") }
         try loadHistory()
         return snapshot(includingHistory: true)
     }
@@ -570,6 +572,8 @@ public final class LiveSession {
     /// The state without the history (equity curve, order and trade logs: only their lengths): a size that
     /// depends on the universe and the configuration, not on the session's length. `LiveSession(snapshot:)`
     /// continues identically; ``result()`` then needs ``loadHistory()``. What `JournaledLiveSession` journals.
+    ///
+    /// - Precondition: ``canSnapshot``.
     public func compactSnapshot() -> LiveSnapshot {
         snapshot(includingHistory: false)
     }
