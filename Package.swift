@@ -71,7 +71,7 @@ let package = Package(
             name: "Sentio",
             dependencies: [
                 "SentioCore", "SentioData", "SentioIndicators", "SentioSignals", "SentioFunds",
-                "SentioBacktest", "SentioStore", "SentioReports", "SentioSavings",
+                "SentioBacktest", "SentioLive", "SentioStore", "SentioReports", "SentioSavings",
             ]
         ),
         .target(

@@ -4,6 +4,7 @@
 @_exported import SentioData
 @_exported import SentioFunds
 @_exported import SentioIndicators
+@_exported import SentioLive
 @_exported import SentioReports
 @_exported import SentioSavings
 @_exported import SentioSignals

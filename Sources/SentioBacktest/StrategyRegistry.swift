@@ -1,6 +1,6 @@
+import Foundation
 import SentioCore
 import SentioSignals
-import Synchronization
 
 /// A strategy by name and parameters, as text: what `--strategy` selects, what a live session's configuration
 /// (and so its journal) stores, and what ``StrategyRegistry/make(_:signalModel:)`` builds a ``Strategy`` from.
@@ -116,13 +116,21 @@ public struct StrategyDescriptor: Sendable {
 /// with ``register(_:)``, so that a backtest request, a live session (and its journal, which stores the
 /// ``StrategySpec``) and a sweep all find them the same way.
 ///
-/// Thread-safe. ``shared`` is the registry the CLI, the server and live sessions use.
-public final class StrategyRegistry: Sendable {
-    private let descriptors: Mutex<[StrategyDescriptor]>
+/// Thread-safe (a lock guards the list; `Synchronization.Mutex` would need macOS 15). ``shared`` is the registry
+/// the CLI, the server and live sessions use.
+public final class StrategyRegistry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var all: [StrategyDescriptor]
 
     /// A registry holding the built-in strategies.
     public init() {
-        descriptors = Mutex(Self.builtIn)
+        all = Self.builtIn
+    }
+
+    private func withLock<T>(_ body: (inout [StrategyDescriptor]) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&all)
     }
 
     /// The registry of the process.
@@ -131,7 +139,7 @@ public final class StrategyRegistry: Sendable {
     /// Adds a strategy.
     /// - Throws: `BacktestError` when the name is empty or taken.
     public func register(_ descriptor: StrategyDescriptor) throws {
-        try descriptors.withLock { all in
+        try withLock { all in
             guard !descriptor.name.isEmpty else { throw BacktestError("a strategy needs a name") }
             guard !all.contains(where: { $0.name == descriptor.name }) else {
                 throw BacktestError("a strategy named \(descriptor.name) is already registered")
@@ -141,11 +149,11 @@ public final class StrategyRegistry: Sendable {
     }
 
     /// The registered names, built-in ones first, then in registration order.
-    public var names: [String] { descriptors.withLock { $0.map(\.name) } }
+    public var names: [String] { withLock { $0.map(\.name) } }
 
     /// The descriptor named `name`, or `nil`.
     public func descriptor(named name: String) -> StrategyDescriptor? {
-        descriptors.withLock { all in all.first { $0.name == name } }
+        withLock { all in all.first { $0.name == name } }
     }
 
     /// The strategy `spec` names, with its parameters checked.
