@@ -27,7 +27,7 @@ extension SweepStatistics {
 }
 
 extension SweepOutput {
-    /// The rows as CSV: `rank,index`, one column per grid parameter, then every ``SweepStatistics`` field (numbers in
+    /// The rows as CSV: `rank,index`, one column per grid parameter, then every `SweepStatistics` field (numbers in
     /// their shortest round-trip form, empty for an undefined statistic). Ends with a newline.
     public func csv() -> String {
         var header = ["rank", "index"] + grid.map(\.name)

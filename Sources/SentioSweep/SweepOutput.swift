@@ -366,8 +366,8 @@ public enum SweepMetric: String, Sendable, Codable, CaseIterable {
 }
 
 /// A walk-forward analysis: rolling (train, test) windows; in each, the combination ranking first in-sample by the
-/// metric runs out of sample; the out-of-sample runs are stitched into one equity curve (see the article
-/// <doc:ParameterSweeps> for the window and stitching rules).
+/// metric runs out of sample; the out-of-sample runs are stitched into one equity curve (see ``WalkForwardSpec`` and
+/// the module's overview for the window and stitching rules).
 public struct SweepWalkForward: Sendable, Equatable, Codable {
     /// The train and test lengths as given (`5000` bars, or a duration such as `2y`, `6m`, `30d`).
     public var train: String
