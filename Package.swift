@@ -58,10 +58,15 @@ let package = Package(
             ]
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
-        // The live events' wire contracts are adapters from SentioLive's typed events.
-        .target(name: "SentioAPI", dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioStore", "SentioLive"]),
-        // Parameter sweeps and walk-forward over SentioBacktest (rows as SentioAPI contracts).
-        .target(name: "SentioSweep", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioBacktest", "SentioAPI", "SentioReports"]),
+        // The live events' wire contracts are adapters from SentioLive's typed events; the sweep's text forms (CSV,
+        // table) render SentioSweep's output.
+        .target(
+            name: "SentioAPI",
+            dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioStore", "SentioLive", "SentioSweep"]
+        ),
+        // Parameter sweeps and walk-forward over SentioBacktest: the grid, each combination's request, the runs, the
+        // rows (SentioBacktest's figures; the money-weighted return by SentioFunds' XIRR), the HTML report.
+        .target(name: "SentioSweep", dependencies: ["SentioCore", "SentioIndicators", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioReports"]),
         // Measurement: one clock, one percentile, the workloads of `sentio bench` (used by the CLI and sentio-dev).
         .target(
             name: "SentioBench",

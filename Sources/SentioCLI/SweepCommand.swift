@@ -143,9 +143,9 @@ struct SweepRunCommand: ParsableCommand {
     }
 }
 
-/// The sweep's jobs, built from the command line: the backtest arguments (this command's arguments without the
-/// sweep's own options) plus each combination's `--NAME VALUE`, parsed by `sentio backtest`'s own parser, so each
-/// combination's request is exactly the one `sentio backtest` would build with those arguments.
+/// The sweep's jobs, built from the command line: the backtest's options (this command's arguments without the
+/// sweep's own options) give the base request, as `sentio backtest` builds it; the grid gives the axes;
+/// SentioSweep's `SweepRequestBuilder` makes each combination's request and checks it.
 struct SweepPlan {
     var base: BacktestCommand
     var sweep: Sweep
@@ -153,6 +153,11 @@ struct SweepPlan {
     /// Options of `sentio sweep` that `sentio backtest` does not take (with their value, except `--save`).
     static let sweepOnlyOptions: Set<String> = [
         "--grid", "--metric", "--threads", "--format", "--output", "--shard", "--walk-forward", "--report", "--heatmap", "--label",
+    ]
+
+    /// Options of `sentio backtest` that select or write data rather than describe the run: not grid parameters.
+    static let dataOptions: Set<String> = [
+        "symbols", "from", "to", "db", "currency", "fx", "events", "trades", "equity", "portfolio", "save", "label", "format", "report",
     ]
 
     /// The arguments after `sweep` (and `run`) on this process's command line.
@@ -166,8 +171,8 @@ struct SweepPlan {
     init(command: SweepRunCommand, arguments: [String]) throws {
         let grid = try SweepGrid.parse(command.grid)
         let shard = try command.shard.map { try SweepShard(parsing: $0) }
-        // The backtest's arguments: without the sweep's own options; with --save and PATH, --db is the store to save
-        // to, not the data.
+        // The backtest's arguments (recorded in the output as given): without the sweep's own options; with --save
+        // and PATH, --db is the store to save to, not the data.
         var backtestArguments: [String] = []
         var i = 0
         while i < arguments.count {
@@ -184,64 +189,34 @@ struct SweepPlan {
         }
         let fixed = Set(backtestArguments.filter { $0.hasPrefix("--") }.map { String($0.split(separator: "=", maxSplits: 1)[0]) })
         // Every grid name must be a strategy option (what `sentio backtest` takes besides data selection), given once.
-        let dataOptions: Set<String> = ["symbols", "from", "to", "db", "currency", "fx", "events", "trades", "equity", "portfolio", "save", "label", "format", "report"]
         for p in grid.parameters {
-            if dataOptions.contains(p.name) || Self.sweepOnlyOptions.contains("--" + p.name) {
+            if Self.dataOptions.contains(p.name) || Self.sweepOnlyOptions.contains("--" + p.name) {
                 throw UsageError("--grid: \(p.name) is not a strategy option of `sentio backtest` (the grid varies strategy, cost, sizing and model options)")
+            }
+            if p.name == "config" {
+                throw UsageError("--grid: config cannot be a grid parameter: give --config FILE and put the model's parameters in the grid")
             }
             if fixed.contains("--" + p.name) {
                 throw UsageError("--grid: \(p.name) is both in the grid and given as --\(p.name): give it in one place")
             }
-            do {
-                _ = try StrategyOptions.parse(Self.arguments(name: p.name, value: p.values[0]))
-            } catch {
-                let text = StrategyOptions.message(for: error)
-                if text.contains("Unknown option") || text.contains("Unexpected argument") {
-                    throw UsageError("--grid: \(p.name) is not a backtest option (names are `sentio backtest` options without '--', e.g. rsi-period, stop-loss, commission)")
-                }
-            }
         }
-        base = try Self.parse(backtestArguments, combination: nil)
-        var jobs: [SweepJob] = []
-        let wanted = Sweep.indices(of: grid, shard: shard)
-        var next = 0
-        // Every combination is checked (all of them, also in a shard, so each shard fails the same way); only the
-        // shard's are kept.
-        for index in 0..<grid.count {
-            let parameters = grid.combination(index)
-            let command = try Self.parse(backtestArguments + parameters.values.flatMap { Self.arguments(name: $0.name, value: $0.value) }, combination: (index, parameters))
-            let request: BacktestRequest
-            do { request = try command.request } catch { throw Self.combinationError(index, parameters, error) }
-            if next < wanted.count && wanted[next] == index {
-                jobs.append(SweepJob(index: index, parameters: parameters, request: request))
-                next += 1
-            }
+        do {
+            base = try BacktestCommand.parse(backtestArguments)
+        } catch {
+            throw UsageError(BacktestCommand.message(for: error))
         }
+        let builder = try SweepRequestBuilder(base: try base.request, grid: grid)
         let options = backtestArguments.filter { !command.paths.contains($0) }
         sweep = Sweep(
             grid: grid, metric: command.metric, shard: shard, strategy: base.strategyOptions.strategy.rawValue, options: options,
-            source: base.dataSource, jobs: jobs)
+            source: SweepDataSource(base.dataSource), jobs: try builder.jobs(shard: shard))
     }
+}
 
-    /// `--NAME VALUE` (a flag: `--NAME` for true, nothing for false).
-    static func arguments(name: String, value: String) -> [String] {
-        if name == "fractional" { return value == "true" ? ["--fractional"] : value == "false" ? [] : ["--fractional=\(value)"] }
-        return ["--\(name)=\(value)"]
-    }
-
-    static func parse(_ arguments: [String], combination: (Int, SweepParameters)?) throws -> BacktestCommand {
-        do {
-            return try BacktestCommand.parse(arguments)
-        } catch {
-            guard let (index, parameters) = combination else { throw UsageError(BacktestCommand.message(for: error)) }
-            throw combinationError(index, parameters, error)
-        }
-    }
-
-    static func combinationError(_ index: Int, _ parameters: SweepParameters, _ error: any Error) -> UsageError {
-        let values = parameters.values.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
-        let text = (error as? UserInputError)?.description ?? BacktestCommand.message(for: error)
-        return UsageError("combination \(index) (\(values)) is invalid: \(text)")
+extension SweepDataSource {
+    /// The backtest's data source.
+    init(_ source: BacktestDataSource) {
+        self.init(paths: source.paths, database: source.database, from: source.from, to: source.to)
     }
 }
 
@@ -277,8 +252,8 @@ struct SweepOutputWriter {
             let database = try save.open(mode: .createIfMissing)
             let id = try database.saveSweep(StoredSweep(
                 label: label, strategy: result.strategy, metric: result.metric.rawValue, combinations: result.combinations,
-                rowCount: result.rows.count, symbols: result.data.symbols, startTimestamp: result.data.start.epochSeconds,
-                endTimestamp: result.data.end.epochSeconds, outputJSON: try result.json()))
+                rowCount: result.rows.count, symbols: result.data.symbols, startTimestamp: result.data.start,
+                endTimestamp: result.data.end, outputJSON: try result.json()))
             saved = "saved sweep \(id) to \(database.path) (read it back with `sentio sweep show \(id) --db \(database.path)`)"
         }
         try outputs.commit()

@@ -3,7 +3,7 @@ import GRDB
 import SentioCore
 
 /// A saved parameter sweep (`sentio sweep --save`): a few columns to list it by, and the sweep's output JSON
-/// (SentioAPI's `SweepOutput`) kept byte for byte, so `sentio sweep show ID` prints what `sentio sweep --format json`
+/// (SentioSweep's `SweepOutput`) kept byte for byte, so `sentio sweep show ID` prints what `sentio sweep --format json`
 /// printed.
 public struct StoredSweep: Sendable, Equatable {
     /// Assigned by the store; `nil` before saving.

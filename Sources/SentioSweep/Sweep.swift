@@ -1,12 +1,11 @@
-import SentioAPI
 import SentioBacktest
 import SentioCore
 
 /// A sweep as asked for: the grid, the metric, the shard, and one ``SweepJob`` per combination of the shard.
 ///
-/// A front end builds the jobs (each combination's `BacktestRequest`, from the fixed options plus the
-/// combination's values, through the same option parsing as `sentio backtest`) and checks every combination before
-/// calling ``run(on:runner:)``; the library does the rest: running, ranking, the output contract.
+/// The jobs come from a ``SweepRequestBuilder`` (each combination's `BacktestRequest`: the base request with the
+/// combination's values, every combination checked before any runs); ``run(on:runner:)`` does the rest: running,
+/// ranking, the output.
 public struct Sweep: Sendable {
     public var grid: SweepGrid
     public var metric: SweepMetric
@@ -14,7 +13,7 @@ public struct Sweep: Sendable {
     /// The strategy's name and the fixed options as given (recorded in the output; merge compares them).
     public var strategy: String
     public var options: [String]
-    public var source: BacktestDataSource
+    public var source: SweepDataSource
     /// The shard's combinations (all of them without a shard), ascending index.
     public var jobs: [SweepJob]
     /// The benchmark every row is compared with (`--benchmark`); `nil`: equal-weight buy-and-hold of the universe,
@@ -23,7 +22,7 @@ public struct Sweep: Sendable {
 
     public init(
         grid: SweepGrid, metric: SweepMetric, shard: SweepShard?, strategy: String, options: [String],
-        source: BacktestDataSource, jobs: [SweepJob], benchmark: BenchmarkSeries? = nil
+        source: SweepDataSource, jobs: [SweepJob], benchmark: BenchmarkSeries? = nil
     ) {
         self.grid = grid
         self.metric = metric
@@ -38,7 +37,7 @@ public struct Sweep: Sendable {
     /// What the rows of a run on `market` compare with: the given benchmark (one that cannot be compared is an
     /// error), else the equal-weight buy-and-hold of `market`'s symbols on its timeline — the choice
     /// `sentio backtest` makes, so a row's `benchmark` equals the backtest's.
-    public func benchmarkChoice(on market: Market) -> BacktestBenchmarkChoice {
+    public func benchmarkChoice(on market: Market) -> SweepBenchmarkChoice {
         benchmark.map { .given($0) } ?? .standard(BenchmarkSeries.equalWeight(market.series, timeline: market.timeline))
     }
 
@@ -47,11 +46,11 @@ public struct Sweep: Sendable {
         shard.map { Array($0.indices(of: grid.count)) } ?? Array(0..<grid.count)
     }
 
-    /// Runs the jobs on `market` and returns the output, rows sorted by the metric (see `SweepMetric`).
+    /// Runs the jobs on `market` and returns the output, rows sorted by the metric (see ``SweepMetric``).
     ///
     /// - Throws: ``SweepCombinationError`` for a combination whose backtest fails.
     public func run(on market: Market, runner: SweepRunner) throws -> SweepOutput {
-        let rows = try runner.run(jobs, on: market, source: source, benchmark: benchmarkChoice(on: market))
+        let rows = try runner.run(jobs, on: market, benchmark: benchmarkChoice(on: market))
         return output(rows: rows, market: market)
     }
 
@@ -59,16 +58,8 @@ public struct Sweep: Sendable {
     func output(rows: [SweepRow], market: Market, walkForward: SweepWalkForward? = nil) -> SweepOutput {
         SweepOutput(
             grid: grid.parameters, metric: metric, combinations: grid.count, shard: shard?.info, strategy: strategy,
-            options: options, data: Self.dataInfo(market: market, source: source), rows: metric.sorted(rows),
+            options: options, data: SweepDataInfo(market: market, source: source), rows: metric.sorted(rows),
             walkForward: walkForward)
-    }
-
-    static func dataInfo(market: Market, source: BacktestDataSource) -> SweepDataInfo {
-        SweepDataInfo(
-            paths: source.paths, database: source.database, from: source.from.map(APITimestamp.init(epochSeconds:)),
-            to: source.to.map(APITimestamp.init(epochSeconds:)), symbols: market.symbols,
-            start: APITimestamp(epochSeconds: market.timeline.first!), end: APITimestamp(epochSeconds: market.timeline.last!),
-            bars: market.timeline.count)
     }
 }
 
@@ -78,7 +69,7 @@ public enum SweepMerge {
     /// same bytes in every format).
     ///
     /// - Parameter shards: each shard's output with the file it came from (for messages).
-    /// - Throws: `SweepFileError` when a file is not a shard, the shards disagree on the grid, metric, strategy,
+    /// - Throws: ``SweepFileError`` when a file is not a shard, the shards disagree on the grid, metric, strategy,
     ///   options, data or shard count, a shard is missing or given twice, or a shard's rows are not exactly its
     ///   combinations.
     public static func merge(_ shards: [(file: String, output: SweepOutput)]) throws(SweepFileError) -> SweepOutput {

@@ -1,4 +1,3 @@
-import SentioAPI
 import SentioCore
 
 /// A parameter grid: named parameters, each with a list of values (strings, as a command line would give them).

@@ -1,4 +1,5 @@
-import SentioAPI
+import Foundation
+import SentioCore
 import SentioReports
 
 /// The HTML report of a sweep (SentioReports' `SweepReportPage`).
@@ -35,7 +36,7 @@ public enum SweepReport {
                 metric: output.metric.rawValue, xName: x, yName: y, xValues: xp.values, yValues: yp.values, cells: cells,
                 note: names.count > 2 ? "Each cell: the best \(output.metric.rawValue) over the other parameters (\(names.filter { $0 != x && $0 != y }.joined(separator: ", ")))." : nil)
         }
-        let f = TextTable.fixed
+        let f = fixed
         var rows = [["rank", "#"] + names + ["return %", "CAGR %", "Sharpe", "Sortino", "Calmar", "max DD %", "trades", "win %", "final equity"]]
         for (rank, row) in output.rows.enumerated() {
             let s = row.statistics
@@ -51,18 +52,25 @@ public enum SweepReport {
             let m = output.metric
             var table = [["window", "train", "test", "#"] + names + ["IS \(m.rawValue)", "OOS \(m.rawValue)", "OOS return %", "OOS final equity"]]
             for w in wf.windows {
-                table.append([String(w.window), "\(w.trainStart) .. \(w.trainEnd)", "\(w.testStart) .. \(w.testEnd)", String(w.best)]
+                table.append([String(w.window), "\(iso8601(epochSeconds: w.trainStart)) .. \(iso8601(epochSeconds: w.trainEnd))",
+                                "\(iso8601(epochSeconds: w.testStart)) .. \(iso8601(epochSeconds: w.testEnd))", String(w.best)]
                     + names.map { w.parameters[$0] ?? "" }
                     + [f(m.value(w.inSample), 3, ""), f(m.value(w.outOfSample), 3, ""), f(w.outOfSample.totalReturnPercent, 2, ""), f(w.outOfSample.finalEquity, 2, "")])
             }
             windows = table
-            equity = (wf.outOfSample.equity.map(\.time.epochSeconds), wf.outOfSample.equity.map(\.equity))
+            equity = (wf.outOfSample.equity.map(\.time), wf.outOfSample.equity.map(\.equity))
         }
         let d = output.data
         return SweepReportContent(
             title: "Sweep: \(output.strategy), \(output.combinations) combinations",
-            subtitle: "\(d.symbols.count) symbol\(d.symbols.count == 1 ? "" : "s"), \(d.start) .. \(d.end) (\(d.bars) bars); ranked by \(output.metric.rawValue)"
+            subtitle: "\(d.symbols.count) symbol\(d.symbols.count == 1 ? "" : "s"), \(iso8601(epochSeconds: d.start)) .. \(iso8601(epochSeconds: d.end)) (\(d.bars) bars); ranked by \(output.metric.rawValue)"
                 + (output.walkForward.map { "; walk-forward \($0.train):\($0.test), stitched out-of-sample return \(f($0.outOfSample.totalReturnPercent, 2, " %"))" } ?? ""),
             heatmap: heatmap, rows: rows, walkForwardWindows: windows, walkForwardEquity: equity)
+    }
+
+    /// `x` with `digits` decimals and `suffix`, or `n/a` when absent or not finite (the terminal tables' rule).
+    static func fixed(_ x: Double?, _ digits: Int, _ suffix: String) -> String {
+        guard let x, x.isFinite else { return "n/a" }
+        return String(format: "%.\(digits)f", x) + suffix
     }
 }

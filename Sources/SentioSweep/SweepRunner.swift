@@ -1,13 +1,13 @@
 import Dispatch
 import Foundation
-import SentioAPI
 import SentioBacktest
 import SentioCore
+import SentioFunds
 import SentioIndicators
 import SentioSignals
 
-/// One combination to run: its index in the grid's order, its values, and the backtest it stands for (the request
-/// `sentio backtest` builds from the fixed options plus the combination's).
+/// One combination to run: its index in the grid's order, its values, and the backtest it stands for (the base
+/// request with the combination's values, ``SweepRequestBuilder``).
 public struct SweepJob: Sendable {
     public var index: Int
     public var parameters: SweepParameters
@@ -34,9 +34,10 @@ public struct SweepJob: Sendable {
 /// runs in flight (each O(bars + trades)) and one row per combination: O(symbols × bars + combinations), never
 /// O(combinations × bars).
 ///
-/// **Identity.** A row's statistics are those of `BacktestRunReport` (SentioAPI) on the run of the job's request
-/// with the strategy `BacktestRequest.makeStrategy()` builds, the shared series substituted for identical ones: the
-/// same numbers, bit for bit, as `sentio backtest --format json` with the same options.
+/// **Identity.** A row's statistics are those of the run of the job's request with the strategy
+/// `BacktestRequest.makeStrategy()` builds, the shared series substituted for identical ones, computed as a
+/// backtest's summary computes them (``SweepStatistics/init(_:benchmark:)``): the same numbers, bit for bit, as
+/// `sentio backtest --format json` with the same options.
 public struct SweepRunner: Sendable {
     /// Concurrent runs (≥ 1).
     public var threads: Int
@@ -56,28 +57,21 @@ public struct SweepRunner: Sendable {
     /// - Parameters:
     ///   - jobs: the combinations.
     ///   - market: the bars.
-    ///   - source: where the bars came from (for the summaries' configuration, which rows do not keep).
-    ///   - benchmark: what each row's `benchmark` statistics compare with (as `BacktestRunReport` takes it).
+    ///   - benchmark: what each row's `benchmark` statistics compare with.
     /// - Throws: ``SweepCombinationError`` (naming the combination) for the first failing job by index.
-    public func run(
-        _ jobs: [SweepJob], on market: Market, source: BacktestDataSource = BacktestDataSource(),
-        benchmark: BacktestBenchmarkChoice = .none
-    ) throws -> [SweepRow] {
+    public func run(_ jobs: [SweepJob], on market: Market, benchmark: SweepBenchmarkChoice = .none) throws -> [SweepRow] {
         let counter = ProgressCounter(total: jobs.count, report: progress)
-        return try run(jobs, on: market, source: source, benchmark: benchmark, counter: counter)
+        return try run(jobs, on: market, benchmark: benchmark, counter: counter)
     }
 
-    func run(
-        _ jobs: [SweepJob], on market: Market, source: BacktestDataSource, benchmark: BacktestBenchmarkChoice,
-        counter: ProgressCounter
-    ) throws -> [SweepRow] {
+    func run(_ jobs: [SweepJob], on market: Market, benchmark: SweepBenchmarkChoice, counter: ProgressCounter) throws -> [SweepRow] {
         var rows = [SweepRow?](repeating: nil, count: jobs.count)
         for group in SharedWorkKey.groups(jobs) {
             let shared = try SharedWork(key: group.key, market: market)
             let results = parallelMap(group.members.count, threads: threads) { k -> Result<SweepStatistics, any Error> in
                 let job = jobs[group.members[k]]
                 defer { counter.step() }
-                return Result { try Self.statistics(of: job, on: market, shared: shared, source: source, benchmark: benchmark) }
+                return Result { try SweepStatistics(try Self.backtest(job, on: market, shared: shared), benchmark: benchmark) }
             }
             for (k, result) in results.enumerated() {
                 let job = jobs[group.members[k]]
@@ -106,22 +100,71 @@ public struct SweepRunner: Sendable {
         }
     }
 
-    /// The statistics of `job`'s backtest, as `sentio backtest --format json` reports them.
-    static func statistics(
-        of job: SweepJob, on market: Market, shared: SharedWork, source: BacktestDataSource, benchmark: BacktestBenchmarkChoice
-    ) throws -> SweepStatistics {
-        let result = try backtest(job, on: market, shared: shared)
-        return try SweepStatistics(BacktestRunReport(result: result, request: job.request, source: source, benchmark: benchmark).summary)
-    }
-
     /// One job's run with its full result (the walk-forward's out-of-sample runs).
-    static func result(
-        of job: SweepJob, on market: Market, source: BacktestDataSource, benchmark: BacktestBenchmarkChoice
-    ) throws -> (BacktestResult, SweepStatistics) {
+    static func result(of job: SweepJob, on market: Market, benchmark: SweepBenchmarkChoice) throws -> (BacktestResult, SweepStatistics) {
         let shared = try SharedWork(key: SharedWorkKey(job.request), market: market)
         let result = try backtest(job, on: market, shared: shared)
-        return (result, try SweepStatistics(BacktestRunReport(result: result, request: job.request, source: source, benchmark: benchmark).summary))
+        return (result, try SweepStatistics(result, benchmark: benchmark))
     }
+}
+
+/// What the rows of a sweep compare with (each row's `benchmark` statistics).
+public enum SweepBenchmarkChoice: Sendable {
+    /// None: every row's `benchmark` is `nil`.
+    case none
+    /// One the user asked for: a benchmark that cannot be compared is an error.
+    case given(BenchmarkSeries)
+    /// The default (equal-weight buy-and-hold of the universe, `BenchmarkSeries.equalWeight`): one that cannot be
+    /// compared leaves `benchmark` `nil`, as in a backtest's summary.
+    case standard(BenchmarkSeries)
+}
+
+extension SweepStatistics {
+    /// The statistics of `result` as a backtest's summary reports them: SentioBacktest's `BacktestStatistics` with
+    /// the money-weighted return by SentioFunds' XIRR, and `BenchmarkStatistics` against `benchmark`.
+    ///
+    /// - Throws: `BenchmarkError` (SentioBacktest) when a ``SweepBenchmarkChoice/given(_:)`` benchmark cannot be
+    ///   compared; ``SweepStatisticsError`` for a run without steps or a figure that is not finite (which the
+    ///   backtest's summary refuses too).
+    public init(_ result: BacktestResult, benchmark: SweepBenchmarkChoice) throws {
+        guard !result.timestamps.isEmpty else { throw SweepStatisticsError("the backtest has no steps") }
+        let statistics = BacktestStatistics(result, moneyWeightedReturn: BacktestMoneyWeightedReturn.xirr(_:)).performance
+        var compared: BenchmarkStatistics?
+        switch benchmark {
+        case .none: compared = nil
+        case .given(let series): compared = try BenchmarkStatistics(result, benchmark: series)
+        case .standard(let series): compared = try? BenchmarkStatistics(result, benchmark: series)
+        }
+        self.init(statistics: statistics, benchmark: compared)
+        try checkFinite(openPositions: result.openPositions)
+    }
+
+    /// Every number the backtest's summary checks (the figures, the benchmark's, the open positions'), finite.
+    func checkFinite(openPositions: [OpenPosition]) throws(SweepStatisticsError) {
+        var numbers: [(String, Double)] = Mirror(reflecting: statistics).children.compactMap { child in
+            (child.value as? Double).map { (child.label ?? "", $0) }
+        }
+        if let b = benchmark {
+            numbers += [("benchmark.totalReturnPercent", b.totalReturnPercent), ("benchmark.cagrPercent", b.cagrPercent),
+                        ("benchmark.alpha", b.alpha), ("benchmark.beta", b.beta), ("benchmark.trackingErrorPercent", b.trackingErrorPercent),
+                        ("benchmark.correlation", b.correlation ?? 0), ("benchmark.informationRatio", b.informationRatio ?? 0)]
+        }
+        for (i, p) in openPositions.enumerated() {
+            numbers += [("openPositions[\(i)].entryPrice", p.entryPrice), ("openPositions[\(i)].currentPrice", p.currentPrice),
+                        ("openPositions[\(i)].shares", p.shares), ("openPositions[\(i)].marketValue", p.marketValue),
+                        ("openPositions[\(i)].unrealizedPnL", p.unrealizedPnL)]
+        }
+        for (field, value) in numbers where !value.isFinite {
+            throw SweepStatisticsError("\(field): is \(value): the statistic cannot be trusted")
+        }
+    }
+}
+
+/// A backtest whose statistics cannot be reported (no steps, a figure that is not finite).
+public struct SweepStatisticsError: UserInputError, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { "backtest summary: \(message)" }
 }
 
 /// A combination whose backtest failed; names the combination.

@@ -1,4 +1,3 @@
-import SentioAPI
 import SentioBacktest
 import SentioCore
 
@@ -147,29 +146,27 @@ extension Sweep {
         }
         let windows = spec.windows(market.timeline)
         guard !windows.isEmpty else {
-            throw WalkForwardError("\(spec.trainText):\(spec.testText) leaves no window in \(market.timeline.count) bars (\(APITimestamp(epochSeconds: market.timeline.first!)) .. \(APITimestamp(epochSeconds: market.timeline.last!)))")
+            throw WalkForwardError("\(spec.trainText):\(spec.testText) leaves no window in \(market.timeline.count) bars (\(iso8601(epochSeconds: market.timeline.first!)) .. \(iso8601(epochSeconds: market.timeline.last!)))")
         }
         let counter = ProgressCounter(total: jobs.count * (windows.count + 1) + windows.count, report: runner.progress)
-        let rows = try runner.run(jobs, on: market, source: source, benchmark: benchmarkChoice(on: market), counter: counter)
+        let rows = try runner.run(jobs, on: market, benchmark: benchmarkChoice(on: market), counter: counter)
         var results: [SweepWalkForwardWindow] = []
         var stitched: [SweepEquityPoint] = []
         var equity: Double?
         var initialCapital = 0.0
         for (k, w) in windows.enumerated() {
             let trainMarket = try market.slice(steps: w.train), testMarket = try market.slice(steps: w.test)
-            let inSample = metric.sorted(try runner.run(jobs, on: trainMarket, source: source, benchmark: benchmarkChoice(on: trainMarket), counter: counter))
+            let inSample = metric.sorted(try runner.run(jobs, on: trainMarket, benchmark: benchmarkChoice(on: trainMarket), counter: counter))
             let best = inSample[0]
             guard var job = jobs.first(where: { $0.index == best.index }) else { continue }
             if let equity { job.request.initialCapital = equity } else { initialCapital = job.request.configuration(symbolCount: testMarket.series.count).initialCapital }
-            let (result, outOfSample) = try SweepRunner.result(of: job, on: testMarket, source: source, benchmark: benchmarkChoice(on: testMarket))
+            let (result, outOfSample) = try SweepRunner.result(of: job, on: testMarket, benchmark: benchmarkChoice(on: testMarket))
             counter.step()
-            for (t, e) in zip(result.timestamps, result.equity) { stitched.append(SweepEquityPoint(time: APITimestamp(epochSeconds: t), equity: e)) }
+            for (t, e) in zip(result.timestamps, result.equity) { stitched.append(SweepEquityPoint(time: t, equity: e)) }
             equity = result.finalEquity
             results.append(SweepWalkForwardWindow(
-                window: k + 1, trainStart: APITimestamp(epochSeconds: market.timeline[w.train.lowerBound]),
-                trainEnd: APITimestamp(epochSeconds: market.timeline[w.train.upperBound - 1]),
-                testStart: APITimestamp(epochSeconds: market.timeline[w.test.lowerBound]),
-                testEnd: APITimestamp(epochSeconds: market.timeline[w.test.upperBound - 1]),
+                window: k + 1, trainStart: market.timeline[w.train.lowerBound], trainEnd: market.timeline[w.train.upperBound - 1],
+                testStart: market.timeline[w.test.lowerBound], testEnd: market.timeline[w.test.upperBound - 1],
                 trainBars: w.train.count, testBars: w.test.count, best: best.index, parameters: best.parameters,
                 inSample: best.statistics, outOfSample: outOfSample))
         }

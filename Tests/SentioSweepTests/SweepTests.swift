@@ -18,6 +18,13 @@ func randomMarket(symbols: Int, bars: Int, seed: UInt64) throws -> Market {
     try Market(randomMarketSeries(symbols: symbols, bars: bars, start: 1_600_000_000, seed: seed, walk: .scatteredDaily))
 }
 
+/// The statistics `sentio backtest --format json` reports for `result` (SentioAPI's `BacktestRunReport`): the
+/// summary's figures and its benchmark.
+func reportedStatistics(_ result: BacktestResult, _ request: BacktestRequest, benchmark: BacktestBenchmarkChoice = .none) throws -> SweepStatistics {
+    let report = try BacktestRunReport(result: result, request: request, source: BacktestDataSource(), benchmark: benchmark)
+    return SweepStatistics(statistics: report.summary.statistics, benchmark: report.benchmark)
+}
+
 @Suite("Sweep grid")
 struct SweepGridTests {
     @Test func rangesStepExactlyInDecimal() throws {
@@ -114,7 +121,7 @@ struct SweepRunTests {
         for (job, row) in zip(jobs, one) {
             let config = job.request.configuration(symbolCount: 3)
             let result = try Backtest(config).run(try job.request.makeStrategy(), on: market)
-            let expected = SweepStatistics(try BacktestRunReport(result: result, request: job.request, source: BacktestDataSource()).summary)
+            let expected = try reportedStatistics(result, job.request)
             #expect(row.statistics == expected, "combination \(job.index)")
             #expect(row.index == job.index)
         }
@@ -136,7 +143,7 @@ struct SweepRunTests {
         let rows = try SweepRunner(threads: 2).run(jobs, on: market)
         for (job, row) in zip(jobs, rows) {
             let result = try Backtest(job.request.configuration(symbolCount: 2)).run(try job.request.makeStrategy(), on: market)
-            #expect(row.statistics == SweepStatistics(try BacktestRunReport(result: result, request: job.request, source: BacktestDataSource()).summary))
+            #expect(try reportedStatistics(result, job.request) == row.statistics)
         }
     }
 
@@ -153,14 +160,14 @@ struct SweepRunTests {
         }
         let given = BenchmarkSeries(market.series[1])
         for benchmark in [given, nil] {
-            let sweep = Sweep(grid: grid, metric: .alpha, shard: nil, strategy: "rsi", options: [], source: BacktestDataSource(), jobs: jobs, benchmark: benchmark)
+            let sweep = Sweep(grid: grid, metric: .alpha, shard: nil, strategy: "rsi", options: [], source: SweepDataSource(), jobs: jobs, benchmark: benchmark)
             let output = try sweep.run(on: market, runner: SweepRunner(threads: 2))
             for row in output.rows {
                 let job = jobs[row.index]
                 let result = try Backtest(job.request.configuration(symbolCount: 3)).run(try job.request.makeStrategy(), on: market)
                 let choice: BacktestBenchmarkChoice = benchmark.map { .given($0) }
                     ?? .standard(BenchmarkSeries.equalWeight(market.series, timeline: result.timestamps))
-                let expected = SweepStatistics(try BacktestRunReport(result: result, request: job.request, source: BacktestDataSource(), benchmark: choice).summary)
+                let expected = try reportedStatistics(result, job.request, benchmark: choice)
                 #expect(row.statistics == expected, "combination \(row.index)")
                 #expect(row.statistics.benchmark?.symbol == (benchmark == nil ? BenchmarkSeries.equalWeightName : "S1"))
             }
@@ -184,14 +191,14 @@ struct SweepRunTests {
         let rows = try SweepRunner(threads: 2).run(jobs, on: market, benchmark: .standard(benchmark))
         #expect(rows.allSatisfy { $0.statistics.benchmark != nil })
         for metric in SweepMetric.allCases {
-            let whole = Sweep(grid: grid, metric: metric, shard: nil, strategy: "rsi", options: ["--strategy", "rsi"], source: BacktestDataSource(), jobs: jobs)
+            let whole = Sweep(grid: grid, metric: metric, shard: nil, strategy: "rsi", options: ["--strategy", "rsi"], source: SweepDataSource(), jobs: jobs)
                 .output(rows: rows, market: market)
             for n in [1, 2, 5] {
                 var shards: [(file: String, output: SweepOutput)] = []
                 for k in 1...n {
                     let shard = try SweepShard(parsing: "\(k)/\(n)")
                     let mine = rows.filter { shard.contains($0.index) }
-                    let out = Sweep(grid: grid, metric: metric, shard: shard, strategy: "rsi", options: ["--strategy", "rsi"], source: BacktestDataSource(), jobs: [])
+                    let out = Sweep(grid: grid, metric: metric, shard: shard, strategy: "rsi", options: ["--strategy", "rsi"], source: SweepDataSource(), jobs: [])
                         .output(rows: mine, market: market)
                     // Through the JSON form, as files are.
                     shards.append(("s\(k).json", try SweepOutput.read(json: try out.json(), file: "s\(k).json")))
@@ -220,7 +227,7 @@ struct SweepRunTests {
         let rows = try SweepRunner(threads: 1).run(Self.rsiJobs(grid), on: market)
         func shard(_ k: Int, _ n: Int, grid g: SweepGrid = grid, options: [String] = []) throws -> (file: String, output: SweepOutput) {
             let s = try SweepShard(parsing: "\(k)/\(n)")
-            let out = Sweep(grid: g, metric: .sharpe, shard: s, strategy: "rsi", options: options, source: BacktestDataSource(), jobs: [])
+            let out = Sweep(grid: g, metric: .sharpe, shard: s, strategy: "rsi", options: options, source: SweepDataSource(), jobs: [])
                 .output(rows: rows.filter { s.contains($0.index) }, market: market)
             return ("\(k)of\(n).json", out)
         }
@@ -272,7 +279,7 @@ struct WalkForwardTests {
         let market = try randomMarket(symbols: 2, bars: 400, seed: 22)
         let grid = try SweepGrid.parse("rsi-period=5,10;rsi-lower=25,35;rsi-upper=70")
         let jobs = SweepRunTests.rsiJobs(grid)
-        let sweep = Sweep(grid: grid, metric: .totalReturn, shard: nil, strategy: "rsi", options: [], source: BacktestDataSource(), jobs: jobs)
+        let sweep = Sweep(grid: grid, metric: .totalReturn, shard: nil, strategy: "rsi", options: [], source: SweepDataSource(), jobs: jobs)
         let out = try sweep.runWalkForward(try WalkForwardSpec(parsing: "150:60"), on: market, runner: SweepRunner(threads: 2))
         let wf = try #require(out.walkForward)
         #expect(wf.windows.count == 5)  // 150 + 60k < 400: k = 0…4
@@ -300,7 +307,7 @@ struct SweepReportTests {
     @Test func heatmapCellsHoldTheMetric() throws {
         let market = try randomMarket(symbols: 2, bars: 250, seed: 31)
         let grid = try SweepGrid.parse("rsi-period=4,8,12;rsi-lower=20,30;rsi-upper=65,75")
-        let out = try Sweep(grid: grid, metric: .totalReturn, shard: nil, strategy: "rsi", options: [], source: BacktestDataSource(), jobs: SweepRunTests.rsiJobs(grid))
+        let out = try Sweep(grid: grid, metric: .totalReturn, shard: nil, strategy: "rsi", options: [], source: SweepDataSource(), jobs: SweepRunTests.rsiJobs(grid))
             .run(on: market, runner: SweepRunner(threads: 2))
         let html = try SweepReport.html(out, heatmap: ("rsi-lower", "rsi-period"))
         let cells = try HeatmapCells.parse(html)

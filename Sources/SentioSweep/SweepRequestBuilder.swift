@@ -1,0 +1,225 @@
+import SentioBacktest
+import SentioCore
+import SentioIndicators
+import SentioSignals
+
+/// Each combination of a grid as the backtest it stands for: the base request with the combination's values.
+///
+/// A grid parameter names a setting of `BacktestRequest` by its option name (``settingNames``: `rsi-period`,
+/// `stop-loss`, `commission`, `horizon`, …, the names of `sentio backtest`'s options without `--`); a value is
+/// the text such an option takes (`7`, `0.5`, `next-open`, `true`). Every combination is checked as a whole
+/// (``request(_:)``): a value that does not parse, a setting that does not apply to the strategy, a value out of
+/// range, or settings that contradict each other (`rsi-lower` ≥ `rsi-upper`, `fraction` without `sizing
+/// fraction`) is a ``SweepRequestError`` naming the combination.
+///
+/// ```swift
+/// let grid = try SweepGrid.parse("rsi-period=7,14;rsi-lower=20,30")
+/// let builder = try SweepRequestBuilder(base: BacktestRequest(strategy: .rsi), grid: grid)
+/// let jobs = try builder.jobs(shard: nil)  // 4 jobs; jobs[1]: rsi-period 7, rsi-lower 30
+/// ```
+public struct SweepRequestBuilder: Sendable {
+    /// What every combination starts from (the fixed settings).
+    public var base: BacktestRequest
+    public var grid: SweepGrid
+
+    /// The settings a grid can vary, by name.
+    public static var settingNames: [String] { Setting.all.map(\.name) }
+
+    /// - Throws: ``SweepGridError`` for a grid parameter that is not a setting (``settingNames``).
+    public init(base: BacktestRequest, grid: SweepGrid) throws(SweepGridError) {
+        for p in grid.parameters where Setting.named(p.name) == nil {
+            throw SweepGridError(
+                "\(p.name) is not a backtest option (names are `sentio backtest` options without '--', e.g. rsi-period, stop-loss, commission)")
+        }
+        self.base = base
+        self.grid = grid
+    }
+
+    /// Combination `index`'s request (the base with the combination's values), checked.
+    ///
+    /// - Throws: ``SweepRequestError`` naming the combination and what is wrong with it.
+    public func request(_ index: Int) throws(SweepRequestError) -> BacktestRequest {
+        let parameters = grid.combination(index)
+        do {
+            return try Self.request(base, parameters)
+        } catch {
+            throw SweepRequestError(index: index, parameters: parameters, message: error.message)
+        }
+    }
+
+    /// The jobs of `shard` (every combination without one), ascending index. Every combination of the grid is
+    /// checked, also in a shard, so that each shard of an invalid grid fails the same way.
+    ///
+    /// - Throws: ``SweepRequestError`` for the first invalid combination.
+    public func jobs(shard: SweepShard?) throws(SweepRequestError) -> [SweepJob] {
+        var jobs: [SweepJob] = []
+        for index in 0..<grid.count {
+            let request = try request(index)
+            if shard?.contains(index) ?? true {
+                jobs.append(SweepJob(index: index, parameters: grid.combination(index), request: request))
+            }
+        }
+        return jobs
+    }
+
+    /// `base` with `parameters` applied, then checked.
+    static func request(_ base: BacktestRequest, _ parameters: SweepParameters) throws(SettingProblem) -> BacktestRequest {
+        var request = base
+        var model = base.signalModel ?? SignalModelConfig()
+        var modelSettings: [String] = []
+        for (name, value) in parameters.values {
+            let setting = Setting.named(name)!
+            try setting.apply(value, &request, &model)
+            if setting.modelOnly { modelSettings.append(name) }
+        }
+        if request.strategy == .sentio {
+            request.signalModel = model
+        } else {
+            if !modelSettings.isEmpty {
+                throw SettingProblem("\(modelSettings.joined(separator: ", ")) \(modelSettings.count == 1 ? "applies" : "apply") to strategy sentio only (signal model parameters)")
+            }
+            // A strategy in the grid, from a base whose strategy (the default, sentio) had a signal model.
+            if let m = request.signalModel, m != SignalModelConfig() {
+                throw SettingProblem("the signal model's parameters apply to strategy sentio only")
+            }
+            request.signalModel = nil
+        }
+        if let problem = problem(in: request) { throw SettingProblem(problem) }
+        return request
+    }
+
+    /// What is wrong with `request` as a whole, or `nil`: the settings that do not apply to its strategy, those that
+    /// contradict each other, values out of range (SentioBacktest's `BacktestConfiguration.validationProblem()`,
+    /// SentioSignals' `SignalModelConfig.validate()` and the RSI and DCA rules).
+    static func problem(in r: BacktestRequest) -> String? {
+        if r.strategy != .rsi && (r.rsiLower != nil || r.rsiUpper != nil) { return "rsi-lower and rsi-upper apply to strategy rsi only" }
+        if r.strategy != .rsi && r.strategy != .sentio && r.rsiPeriod != nil { return "rsi-period applies to strategy rsi and sentio only" }
+        if r.strategy != .dca && (r.dcaAmount != nil || r.dcaPeriod != nil) { return "amount and every apply to strategy dca only" }
+        if r.strategy == .dca {
+            if r.initialCapital != nil { return "capital conflicts with strategy dca: DCA starts with no cash and deposits amount each period" }
+            if r.stopLossPercent != nil || r.takeProfitPercent != nil { return "stop-loss and take-profit do not apply to strategy dca (it never sells)" }
+        }
+        if let c = r.initialCapital, !(c > 0 && c.isFinite) { return "capital must be a positive amount, got \(c)" }
+        if r.maxPositions != nil && r.sizing != nil && r.sizing != .equalWeight { return "max-positions applies to sizing equal-weight only" }
+        if r.fraction != nil && r.sizing != .fraction { return "fraction needs sizing fraction" }
+        if r.sizing == .fraction && r.fraction == nil { return "sizing fraction needs a fraction" }
+        if let problem = r.configuration(symbolCount: 1).validationProblem() { return problem }
+        if let p = r.rsiPeriod, !(1...maximumIndicatorPeriod).contains(p) {
+            return "rsi-period must be in [1, \(maximumIndicatorPeriod)] bars, got \(p)"
+        }
+        let rsi = r.resolvedRSI
+        if !(0 <= rsi.lower && rsi.lower < rsi.upper && rsi.upper <= 100) {
+            return "rsi-lower must be below rsi-upper, both in [0, 100]; got \(rsi.lower) and \(rsi.upper)"
+        }
+        if let a = r.dcaAmount, !(a > 0 && a.isFinite) { return "amount must be a positive amount, got \(a)" }
+        if r.strategy == .sentio {
+            do { try r.resolvedSignalModel.validate() } catch { return error.description }
+        }
+        return nil
+    }
+
+    /// What is wrong with a combination (``SweepRequestError`` adds which one).
+    struct SettingProblem: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// A setting a grid can vary: its name and how a value's text sets it.
+    struct Setting: Sendable {
+        var name: String
+        /// A signal model parameter other than `rsi-period` (which the rsi strategy shares).
+        var modelOnly = false
+        var apply: @Sendable (_ value: String, _ request: inout BacktestRequest, _ model: inout SignalModelConfig) throws(SettingProblem) -> Void
+
+        static func named(_ name: String) -> Setting? { all.first { $0.name == name } }
+
+        /// A setting of the request.
+        static func request<T>(
+            _ name: String, _ parse: @escaping @Sendable (String) -> T?, _ expected: String,
+            _ set: @escaping @Sendable (inout BacktestRequest, T) -> Void
+        ) -> Setting {
+            Setting(name: name) { (text, request, _) throws(SettingProblem) in
+                guard let value = parse(text) else { throw SettingProblem("\(name): '\(text)' is not \(expected)") }
+                set(&request, value)
+            }
+        }
+
+        /// A parameter of the signal model.
+        static func model<T>(
+            _ name: String, _ parse: @escaping @Sendable (String) -> T?, _ expected: String,
+            _ keyPath: WritableKeyPath<SignalModelConfig, T> & Sendable
+        ) -> Setting {
+            Setting(name: name, modelOnly: true) { (text, _, model) throws(SettingProblem) in
+                guard let value = parse(text) else { throw SettingProblem("\(name): '\(text)' is not \(expected)") }
+                model[keyPath: keyPath] = value
+            }
+        }
+
+        static let number = "a number", integer = "an integer", boolean = "true or false"
+        static func double(_ s: String) -> Double? { Double(s) }
+        static func int(_ s: String) -> Int? { Int(s) }
+        static func bool(_ s: String) -> Bool? { s == "true" ? true : s == "false" ? false : nil }
+        static func one<E: RawRepresentable & CaseIterable>(of _: E.Type) -> String where E.RawValue == String {
+            "one of " + E.allCases.map(\.rawValue).joined(separator: ", ")
+        }
+
+        /// Every setting, in the order of `sentio backtest --help`.
+        static let all: [Setting] = [
+            request("strategy", StrategyKind.init(rawValue:), one(of: StrategyKind.self)) { $0.strategy = $1 },
+            request("capital", double, number) { $0.initialCapital = $1 },
+            request("commission", double, number) { $0.commissionRate = $1 },
+            request("fee", double, number) { $0.feePerOrder = $1 },
+            request("slippage-bps", double, number) { $0.slippageBasisPoints = $1 },
+            request("fill", FillTiming.init(rawValue:), one(of: FillTiming.self)) { $0.fill = $1 },
+            request("sizing", SizingRule.init(rawValue:), one(of: SizingRule.self)) { $0.sizing = $1 },
+            request("max-positions", int, integer) { $0.maxPositions = $1 },
+            request("fraction", double, number) { $0.fraction = $1 },
+            request("fractional", bool, boolean) { $0.fractionalShares = $1 },
+            request("stop-loss", double, number) { $0.stopLossPercent = $1 },
+            request("take-profit", double, number) { $0.takeProfitPercent = $1 },
+            request("rsi-lower", double, number) { $0.rsiLower = $1 },
+            request("rsi-upper", double, number) { $0.rsiUpper = $1 },
+            request("amount", double, number) { $0.dcaAmount = $1 },
+            request("every", ContributionPeriod.init(rawValue:), one(of: ContributionPeriod.self)) { $0.dcaPeriod = $1 },
+            // The rsi strategy's period and the signal model's RSI feature period: one option, one meaning.
+            Setting(name: "rsi-period") { (text, request, model) throws(SettingProblem) in
+                guard let value = int(text) else { throw SettingProblem("rsi-period: '\(text)' is not \(integer)") }
+                request.rsiPeriod = value
+                model.rsiPeriod = value
+            },
+            model("horizon", int, integer, \.horizon),
+            model("window", int, integer, \.regressionWindow),
+            model("reseed-interval", int, integer, \.regressionReseedInterval),
+            model("short-momentum", int, integer, \.shortMomentumPeriod),
+            model("medium-momentum", int, integer, \.mediumMomentumPeriod),
+            model("volume-window", int, integer, \.volumeWindow),
+            model("atr-period", int, integer, \.atrPeriod),
+            model("buy-threshold", double, number, \.buyScoreThreshold),
+            model("sell-threshold", double, number, \.sellScoreThreshold),
+            model("min-confidence", double, number, \.minimumConfidence),
+            model("rsi-overbought", double, number, \.rsiOverbought),
+            model("rsi-oversold", double, number, \.rsiOversold),
+            model("stop-atr-multiple", double, number, \.stopLossATRMultiple),
+            model("overlap-correction", bool, boolean, \.overlapCorrection),
+            model("strong-confidence", double, number, \.strongConfidence),
+            model("moderate-confidence", double, number, \.moderateConfidence),
+        ]
+    }
+}
+
+/// An invalid combination of a grid; names it and says what is wrong.
+public struct SweepRequestError: UserInputError, Equatable {
+    public var index: Int
+    public var parameters: SweepParameters
+    public var message: String
+
+    public init(index: Int, parameters: SweepParameters, message: String) {
+        self.index = index
+        self.parameters = parameters
+        self.message = message
+    }
+
+    public var description: String {
+        "combination \(index) (\(parameters.values.map { "\($0.name)=\($0.value)" }.joined(separator: ", "))) is invalid: \(message)"
+    }
+}
