@@ -179,8 +179,13 @@ public struct SweepCombinationError: UserInputError {
 
     /// `error` naming `job` when it is a user-input error; other errors pass through (internal errors stay internal).
     static func wrap(_ error: any Error, job: SweepJob) -> any Error {
+        wrap(error, index: job.index, parameters: job.parameters)
+    }
+
+    /// `error` naming combination `index` when it is a user-input error; other errors pass through.
+    static func wrap(_ error: any Error, index: Int, parameters: SweepParameters) -> any Error {
         guard let user = error as? any UserInputError else { return error }
-        return SweepCombinationError(index: job.index, parameters: job.parameters, message: user.description)
+        return SweepCombinationError(index: index, parameters: parameters, message: user.description)
     }
 }
 
