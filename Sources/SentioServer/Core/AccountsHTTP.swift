@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdAuth
 import SentioStore
 
 /// The HTTP side of accounts, one code path for every app that has accounts: the bearer token of a request as its
@@ -42,5 +43,25 @@ struct AccountsHTTP: Sendable {
             return ServerError(status: .badRequest, message: e.description)
         default: return error
         }
+    }
+}
+
+/// The one authentication path of the apps with accounts (hummingbird-auth's `AuthenticatorMiddleware`): a route
+/// group behind it runs only for a request whose bearer token names an account, and its handlers read the account
+/// with `context.requireIdentity()`. A missing token is 401 with `WWW-Authenticate: Bearer`; an invalid, expired or
+/// revoked one is the account service's answer (401); accounts off is 401.
+struct AccountAuthenticator: AuthenticatorMiddleware {
+    typealias Context = ServerContext
+    let accounts: AccountsHTTP
+
+    func authenticate(request: Request, context: ServerContext) async throws -> StoredUser? {
+        try await accounts.authorize(request)
+    }
+}
+
+extension StoredUser {
+    /// Passes when the account has one of `roles`; 403 otherwise.
+    func require(_ roles: AccountRole...) throws {
+        guard roles.contains(role) else { throw AccountsHTTP.serverError(AccountError.forbidden) }
     }
 }

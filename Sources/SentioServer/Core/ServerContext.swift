@@ -1,6 +1,8 @@
 import Hummingbird
+import HummingbirdAuth
 import HummingbirdWebSocket
 import NIOCore
+import SentioStore
 
 /// How `sentio serve` serves.
 public struct ServerOptions: Sendable {
@@ -60,9 +62,12 @@ struct CachedBody: Sendable {
     }
 }
 
-/// The request context: the router's WebSocket support plus the client's address (for rate limiting).
-public struct ServerContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
+/// The request context: the router's WebSocket support, the client's address (for rate limiting) and the account
+/// the request authenticated as (hummingbird-auth's `AuthRequestContext`, set by ``AccountAuthenticator``).
+public struct ServerContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext, AuthRequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The account of the request's bearer token, on the routes behind ``AccountAuthenticator``; `nil` elsewhere.
+    public var identity: StoredUser?
     public let webSocket: WebSocketHandlerReference<ServerContext>
     /// The client's address, read from the connection when asked (only the rate limiter asks).
     public var remoteAddress: SocketAddress? { channel.remoteAddress }

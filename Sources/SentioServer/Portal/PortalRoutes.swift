@@ -22,12 +22,13 @@ extension SentioHTTPServer {
         @Sendable func call<T: Sendable>(_ work: @escaping @Sendable (AccountService) throws -> T) async throws -> T {
             try await accounts.call(work)
         }
-        @Sendable func authorize(_ request: Request) async throws -> StoredUser { try await accounts.authorize(request) }
         @Sendable func client(_ context: ServerContext) -> String { context.remoteAddress?.ipAddress ?? "unknown" }
 
         let resetPage = CachedBody(WebAssets.resetPage, contentType: "text/html; charset=utf-8")
         routes.get("/reset-password") { request, _ in Self.conditional(request, resetPage) }
         let lp = routes.group("api")
+        // The routes of signed-in accounts: behind the one authenticator, each reads `context.requireIdentity()`.
+        let member = lp.group().add(middleware: AccountAuthenticator(accounts: accounts))
 
         // Accounts.
         lp.post("auth/callback/credentials") { request, context in
@@ -52,8 +53,8 @@ extension SentioHTTPServer {
             return try Self.encoded(RegisterResponse(
                 message: "Registration successful", user: RegisteredUser(id: user.id, email: user.email, name: user.name)))
         }
-        lp.get("user/profile") { request, _ in
-            let user = try await authorize(request)
+        member.get("user/profile") { _, context in
+            let user = try context.requireIdentity()
             return try Self.encoded(ProfileResponse(user: ProfileUser(user)))
         }
         lp.post("auth/request-password-reset") { request, context in
@@ -68,9 +69,8 @@ extension SentioHTTPServer {
             try await call { try $0.resetPassword(token: body.token, password: body.password, client: ip) }
             return try Self.encoded(MessageResponse(message: "Password reset successful"))
         }
-        lp.post("admin/invitations") { request, _ in
-            let user = try await authorize(request)
-            guard user.role == .admin else { throw AccountsHTTP.serverError(AccountError.forbidden) }
+        member.post("admin/invitations") { request, context in
+            try context.requireIdentity().require(.admin)
             let body = try await Self.jsonBody(request, as: InvitationRequest.self, maxBody: maxBody)
             let made = try await call { try $0.invite(email: body.email, role: body.role, funds: body.funds ?? []) }
             return try Self.encoded(InvitationResponse(
@@ -95,21 +95,21 @@ extension SentioHTTPServer {
             portalCache.withLockedValue { $0[cacheKey] = body }
             return body
         }
-        lp.get("dashboard") { request, _ in
-            let user = try await authorize(request)
+        member.get("dashboard") { request, context in
+            let user = try context.requireIdentity()
             return Self.conditional(request, try await portalBody(user, "dashboard") { portal, funds in
                 try APIJSON.encode(try FundContracts.dashboard(try portal.report(for: funds), crypto: portal.crypto))
             })
         }
-        lp.get("funds") { request, _ in
-            let user = try await authorize(request)
+        member.get("funds") { request, context in
+            let user = try context.requireIdentity()
             return Self.conditional(request, try await portalBody(user, "funds") { portal, funds in
                 try APIJSON.encode(FundsResponse(funds: try FundContracts.funds(try portal.report(for: funds))))
             })
         }
         for documentsOnly in [false, true] {
-            lp.get(documentsOnly ? "funds/{id}/documents" : "funds/{id}") { request, context in
-                let user = try await authorize(request)
+            member.get(documentsOnly ? "funds/{id}/documents" : "funds/{id}") { request, context in
+                let user = try context.requireIdentity()
                 let id = try context.parameters.require("id")
                 return Self.conditional(request, try await portalBody(user, "fund:\(id):\(documentsOnly)") { portal, funds in
                     guard let fundID = portal.fundID(matching: id, among: funds),
@@ -120,15 +120,14 @@ extension SentioHTTPServer {
                 })
             }
         }
-        lp.get("crypto") { request, _ in
-            let user = try await authorize(request)
+        member.get("crypto") { request, context in
+            let user = try context.requireIdentity()
             return Self.conditional(request, try await portalBody(user, "crypto") { portal, _ in try APIJSON.encode(portal.crypto) })
         }
 
         // Uploads: a fund's events CSV replaces its stored events (all or nothing), then everything is recomputed.
-        lp.post("admin/funds/{id}/events") { request, context in
-            let user = try await authorize(request)
-            guard user.role == .admin || user.role == .dataManager else { throw AccountsHTTP.serverError(AccountError.forbidden) }
+        member.post("admin/funds/{id}/events") { request, context in
+            try context.requireIdentity().require(.admin, .dataManager)
             let id = try context.parameters.require("id")
             let bytes = try await Self.rawBody(request, maxBody: maxBody)
             let text = String(decoding: bytes.readableBytesView, as: UTF8.self)
