@@ -2,7 +2,11 @@
 import PackageDescription
 
 // Dependencies point one way, toward SentioCore:
-//   SentioCLI → Sentio (umbrella) → {Store, Reports, Backtest, Signals, Funds, Savings, Data, Indicators} → SentioCore → CSentioLinearAlgebra
+//   {SentioCLI, SentioServer} → SentioApplication → SentioAPI → engine modules (Live, Store, Reports, Backtest, Signals, Funds,
+//     Savings, Data, Indicators) → SentioCore → CSentioLinearAlgebra
+// SentioAPI holds the wire contracts and the one JSON encoder; SentioApplication the glue between the engine modules,
+// the store and the contracts (store adapters and import, bar selection, indicator output, saved runs, terminal
+// tables). Sentio (the umbrella) only re-exports the engine modules.
 // SentioData, SentioFunds and SentioSavings share SentioCSV (the one CSV tokenizer, number grammar and text-file reader).
 // The core knows nothing of CSV, SQLite or the command line.
 let package = Package(
@@ -58,11 +62,19 @@ let package = Package(
             ]
         ),
         .target(name: "SentioReports", dependencies: ["SentioCore", "SentioBacktest", "SentioFunds"]),
-        // The live events' wire contracts are adapters from SentioLive's typed events; the sweep's text forms (CSV,
-        // table) render SentioSweep's output.
+        // The wire contracts and the one JSON encoder; the live events' contracts are adapters from SentioLive's
+        // typed events; the sweep's text forms (CSV, table) render SentioSweep's output.
         .target(
             name: "SentioAPI",
-            dependencies: ["SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioStore", "SentioLive", "SentioSweep"]
+            dependencies: ["SentioCore", "SentioData", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioLive", "SentioSweep"]
+        ),
+        // The application glue between the engine modules, the store and the contracts, used by the CLI and the server.
+        .target(
+            name: "SentioApplication",
+            dependencies: [
+                "SentioCore", "SentioData", "SentioIndicators", "SentioSignals", "SentioFunds", "SentioBacktest", "SentioStore",
+                "SentioAPI",
+            ]
         ),
         // Parameter sweeps and walk-forward over SentioBacktest: the grid, each combination's request, the runs, the
         // rows (SentioBacktest's figures; the money-weighted return by SentioFunds' XIRR), the HTML report.
@@ -83,8 +95,8 @@ let package = Package(
             name: "SentioServer",
             // Every module it imports.
             dependencies: [
-                "Sentio", "SentioAPI", "SentioLive", "SentioData", "SentioCore", "SentioCSV", "SentioSignals", "SentioBacktest",
-                "SentioFunds", "SentioStore",
+                "Sentio", "SentioAPI", "SentioApplication", "SentioLive", "SentioData", "SentioCore", "SentioCSV", "SentioSignals",
+                "SentioBacktest", "SentioFunds", "SentioStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -108,8 +120,8 @@ let package = Package(
         .executableTarget(
             name: "SentioCLI",
             dependencies: [
-                "Sentio", "SentioData", "SentioFunds", "SentioStore", "SentioAPI", "SentioLive", "SentioServer", "SentioSweep",
-                "SentioBench",
+                "Sentio", "SentioData", "SentioFunds", "SentioStore", "SentioAPI", "SentioApplication", "SentioLive", "SentioServer",
+                "SentioSweep", "SentioBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -142,15 +154,16 @@ let package = Package(
         .testTarget(
             name: "SentioCLITests",
             dependencies: [
-                "SentioCLI", "SentioDevTools", "Sentio", "SentioAPI", "SentioLive", "SentioStore", "SentioBench", "SentioTestSupport",
+                "SentioCLI", "SentioDevTools", "Sentio", "SentioAPI", "SentioApplication", "SentioLive", "SentioStore", "SentioBench",
+                "SentioTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "SentioAPITests",
             dependencies: [
-                "SentioAPI", "SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioStore", "SentioTestSupport",
-                "SentioContractDecoders", "SentioCLI",
+                "SentioAPI", "SentioApplication", "SentioCore", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioData", "SentioStore",
+                "SentioTestSupport", "SentioContractDecoders", "SentioCLI",
             ],
             exclude: ["Golden"]
         ),
@@ -166,6 +179,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],

@@ -1,5 +1,6 @@
 import SentioBacktest
 import SentioCore
+import SentioData
 
 /// Adapters from a backtest (`BacktestResult`, SentioBacktest) to ``Position``, ``Trade``, ``Portfolio`` and
 /// ``TradeHistory``.
@@ -47,7 +48,7 @@ public enum BacktestContracts {
     /// - Parameters:
     ///   - result: the finished backtest.
     ///   - recentTrades: how many closed trades to list, newest exit first (default 10).
-    ///   - exchangeTimeZone: whose calendar days delimit "today" for `dayPnL` (default ``ExchangeTimeZone/newYork``).
+    ///   - exchangeTimeZone: whose calendar days delimit "today" for `dayPnL` (default `ExchangeTimeZone.newYork`, SentioData).
     /// - Throws: ``APIContractError`` for a run without steps, a zero base for a percent (nothing invested,
     ///   or a previous day's value of 0), or a non-finite figure.
     public static func portfolio(

@@ -2,7 +2,6 @@ import Foundation
 import SentioBacktest
 import SentioCore
 import SentioFunds
-import SentioStore
 
 extension BacktestStatistics {
     /// The statistics of `result` with the money-weighted return by SentioFunds' XIRR
@@ -195,8 +194,9 @@ public enum BacktestBenchmarkChoice: Sendable {
     case standard(BenchmarkSeries)
 }
 
-/// Every output of one backtest, built once from the result: the summary (JSON and table), the trade log and
-/// equity curve (CSV), the portfolio (`GET /portfolio`) and the records saved in a store.
+/// Every output of one backtest, built once from the result: the summary (JSON), the trade log and equity curve
+/// (CSV) and the portfolio (`GET /portfolio`). The summary's terminal table and the records saved in a store are
+/// SentioApplication's (`BacktestSummary.table()`, `BacktestRunReport.storedRun(label:inputFingerprint:)`).
 public struct BacktestRunReport: Sendable {
     public var result: BacktestResult
     public var statistics: BacktestStatistics
@@ -261,41 +261,6 @@ public struct BacktestRunReport: Sendable {
 
     /// The equity curve, see ``BacktestCSV/equityCurve(_:)``.
     public func equityCurveCSV() throws -> String { try BacktestCSV.equityCurve(result) }
-
-    /// The run as the store saves it: the summary's configuration object as `configJSON` and the whole summary
-    /// as `statisticsJSON`, both exactly the bytes ``APIJSON`` produced (the store keeps them as given), so
-    /// `sentio runs show` returns what `sentio backtest --format json` printed.
-    public func storedRun(label: String?, inputFingerprint: String) throws(APIEncodingError) -> StoredRun {
-        StoredRun(
-            strategy: summary.config.strategy.rawValue, symbols: result.symbols,
-            configJSON: try APIJSON.encode(summary.config), statisticsJSON: try summaryJSON(),
-            inputFingerprint: inputFingerprint, label: label, startTimestamp: result.timestamps.first,
-            endTimestamp: result.timestamps.last, initialCapital: result.configuration.initialCapital,
-            finalEquity: result.finalEquity)
-    }
-
-    /// Closed trades, then the positions still open (no exit).
-    public var storedTrades: [StoredTrade] {
-        result.trades.map { t in
-            StoredTrade(
-                symbol: t.symbol, entryTimestamp: t.entryTime, entryPrice: t.entryPrice, exitTimestamp: t.exitTime,
-                exitPrice: t.exitPrice, shares: t.shares, pnl: t.pnl, pnlPercent: t.pnlPercent, commission: t.commission,
-                signalType: t.signalType, exitReason: t.exitReason.rawValue)
-        } + result.openPositions.map { p in
-            StoredTrade(
-                symbol: p.symbol, entryTimestamp: p.entryTime, entryPrice: p.entryPrice, shares: p.shares,
-                commission: p.entryCommission, signalType: "BUY")
-        }
-    }
-
-    /// One point per timeline step; `contribution` only where a deposit was made.
-    public var storedEquity: [StoredEquityPoint] {
-        result.timestamps.indices.map { t in
-            StoredEquityPoint(
-                timestamp: result.timestamps[t], equity: result.equity[t], cash: result.cash[t],
-                contribution: result.contributions[t] != 0 ? result.contributions[t] : nil)
-        }
-    }
 }
 
 /// The CSV forms of a backtest. Numbers as ``APIJSON`` writes them (shortest round-trip form: `100000.0`,

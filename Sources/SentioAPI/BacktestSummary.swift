@@ -5,7 +5,7 @@ import SentioSignals
 // Declaration order is key order (``APIJSON``): do not reorder stored properties.
 
 /// The summary of a backtest: what `sentio backtest --format json` prints and what a saved run keeps, byte for
-/// byte (`statistics` of ``RunRecord``).
+/// byte (`statistics` of SentioApplication's `RunRecord`).
 ///
 /// Units: every `…Percent` field is a **percent** (`2.5` = 2.5 %); ratios (`sharpeRatio`, `sortinoRatio`,
 /// `calmarRatio`, `profitFactor`, `sqn`) are plain numbers; money is in the prices' currency (the investor's with

@@ -242,7 +242,7 @@ public struct HistoricalBar: Sendable, Hashable, Codable {
 
 /// `GET /symbols/{symbol}`: `{"symbol", "name", "price", "signal", "historicalData"}`.
 ///
-/// `name` comes from instrument metadata (``InstrumentNames``); `price` is the latest close (equal to
+/// `name` comes from instrument metadata (`InstrumentNames`, SentioData); `price` is the latest close (equal to
 /// `signal.price`); `historicalData` is in time order.
 public struct SymbolDetail: Sendable, Hashable, Codable {
     public var symbol: String

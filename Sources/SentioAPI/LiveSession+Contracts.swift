@@ -1,3 +1,4 @@
+import SentioData
 import SentioLive
 
 extension LiveSession {

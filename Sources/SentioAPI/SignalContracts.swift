@@ -1,4 +1,5 @@
 import SentioCore
+import SentioData
 import SentioSignals
 
 /// Adapters from the signal engine (SentioSignals) to the signal contracts.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioApplication
 
 struct AllowanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

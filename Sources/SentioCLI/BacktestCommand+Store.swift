@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioApplication
 
 // `sentio backtest` on stored bars (`--db FILE` without PATH) and the `--from`/`--to` range for both sources.
 // Kept apart from BacktestCommand.swift so the store wiring stays in one place.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioApplication
 
 // The options that select bars for `sentio backtest` and `sentio signals`: a time range (`--from`/`--to`) applied
 // the same way to CSV input and to stored bars (the rules are the library's `BarRange` and

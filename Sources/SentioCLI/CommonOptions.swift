@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioApplication
 
 // Options every command spells the same way: one `--symbols` (always a comma-separated list of symbols) and one
 // output-format enum. A command accepts the formats it can write and says which in its help line.

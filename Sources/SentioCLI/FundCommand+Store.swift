@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sentio
+import SentioApplication
 
 // `sentio fund` and the store: `FILE --save [--db DB]` saves the events, `--db DB` without FILE reads them back.
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sentio
 import SentioAPI
+import SentioApplication
 
 /// `sentio import`: loads OHLCV CSV files into the store's `bars` table, one transaction per file
 /// (the library's `StoreImport`), and names the instruments.

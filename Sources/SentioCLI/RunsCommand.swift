@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sentio
 import SentioAPI
+import SentioApplication
 
 #if canImport(Glibc)
 import Glibc

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Sentio
 import SentioAPI
+import SentioApplication
 import SentioData
 import SentioFunds
 import SentioLive

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sentio
 import SentioAPI
+import SentioApplication
 
 /// `sentio signals`: the latest model signal per symbol (`GET /signals`), every bar's with `--history`, or one
 /// symbol's detail (`GET /symbols/{symbol}`) with `--detail`. The shapes and their JSON/CSV forms are SentioAPI's.

@@ -1,6 +1,7 @@
 import SentioContractDecoders
 import Foundation
 import SentioAPI
+import SentioApplication
 import SentioBacktest
 import SentioCore
 import SentioFunds

@@ -3,6 +3,7 @@ import Foundation
 import SentioAPI
 import SentioBacktest
 import SentioCore
+import SentioData
 import SentioFunds
 import SentioSignals
 import SentioTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Sentio
+import SentioApplication
 import SentioTestSupport
 import Testing
 @testable import SentioCLI

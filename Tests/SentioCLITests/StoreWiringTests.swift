@@ -1,5 +1,6 @@
 import Foundation
 import Sentio
+import SentioApplication
 import SentioTestSupport
 import Testing
 @testable import SentioCLI

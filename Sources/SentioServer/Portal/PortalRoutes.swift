@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import Sentio
 import SentioAPI
+import SentioApplication
 import SentioCore
 import SentioFunds
 import SentioStore

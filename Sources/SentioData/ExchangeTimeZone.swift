@@ -1,6 +1,6 @@
 import SentioCore
 
-/// The time zone whose calendar days delimit a trading day (for ``Portfolio/dayPnL``).
+/// The time zone whose calendar days delimit a trading day (for `Portfolio.dayPnL`, SentioAPI).
 ///
 /// Computed without the system's time-zone database (so results do not depend on the installed tzdata):
 /// ``newYork`` applies the US Eastern rule — UTC−5 (EST), UTC−4 (EDT) from 02:00 local on the second

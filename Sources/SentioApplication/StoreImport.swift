@@ -20,6 +20,9 @@ import SentioStore
 public enum StoreImport {
     /// - Parameters:
     ///   - files: OHLCV CSV files (already expanded: `OHLCVReader.expand(paths:)`).
+    ///   - database: the store the series go into.
+    ///   - readOptions: how the files are read (SentioData's `ReadOptions`).
+    ///   - replace: overwrite conflicting stored bars with the file's values (`SentioDatabase.importSeries`).
     ///   - defaultNames: instrument names by symbol, stored for symbols that have none yet.
     ///   - progress: called after each file is stored, in order.
     /// - Throws: ``StoreImportInterrupted`` (its `underlying` error is the reader's or the store's).

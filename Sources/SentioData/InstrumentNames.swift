@@ -1,14 +1,14 @@
 import SentioCore
 
-/// Display names of instruments, for ``SymbolDetail/name``.
+/// Display names of instruments, for the symbol detail's `name` (`SymbolDetail.name`, SentioAPI).
 ///
 /// The twelve leveraged ETFs of the sample market ship with their names, in the app's short style
 /// ("Nasdaq 3x Bull"), and with the issuer's full fund name. Other symbols get a name from the caller
 /// (a metadata file, the store's instruments table) through `overrides`, which also replace shipped names.
 ///
-/// Resolution order of ``name(of:)``: the override, else the shipped name, else — only when
+/// Resolution order of ``resolvedName(of:)``: the override, else the shipped name, else — only when
 /// ``symbolAsLastResort`` is set, as `sentio signals --detail` does — the symbol itself; otherwise a symbol
-/// without a name is an error.
+/// without a name has none (`nil`).
 public struct InstrumentNames: Sendable, Equatable {
     /// One instrument: ticker, short display name, the issuer's fund name.
     public struct Instrument: Sendable, Equatable {
@@ -52,33 +52,13 @@ public struct InstrumentNames: Sendable, Equatable {
         Dictionary(uniqueKeysWithValues: shipped.map { ($0.symbol, $0.name) })
     }
 
-    /// The display name of `symbol` (see the resolution order above).
-    /// - Throws: ``APIContractError`` when the symbol has no name and ``symbolAsLastResort`` is off (a contract
-    ///   name is never empty or null).
-    public func name(of symbol: String) throws(APIContractError) -> String {
+    /// The display name of `symbol` (see the resolution order above); `nil` when the symbol has none and
+    /// ``symbolAsLastResort`` is off (SentioAPI's `name(of:)` makes that a contract error: a contract name is never
+    /// empty or null).
+    public func resolvedName(of symbol: String) -> String? {
         guard let name = names[symbol], !name.isEmpty else {
-            if symbolAsLastResort && !symbol.isEmpty { return symbol }
-            throw APIContractError(subject: symbol, field: "name",
-                message: "no instrument name for \(symbol): give one in the instrument metadata")
+            return symbolAsLastResort && !symbol.isEmpty ? symbol : nil
         }
         return name
     }
-}
-
-/// An engine result that no contract can carry without a null or a made-up number (a fund without an IRR,
-/// a symbol still warming up asked for in detail, an empty trade history's win rate, …).
-public struct APIContractError: UserInputError, Equatable {
-    /// What the error is about: a symbol, a fund id, a holding.
-    public var subject: String
-    /// The contract field that cannot be filled.
-    public var field: String
-    public var message: String
-
-    public init(subject: String, field: String, message: String) {
-        self.subject = subject
-        self.field = field
-        self.message = message
-    }
-
-    public var description: String { "\(subject): \(field): \(message)" }
 }

@@ -1,14 +1,15 @@
 import Foundation
+import SentioAPI
 import SentioCore
 import SentioStore
 
-// Declaration order is key order (``APIJSON``): do not reorder stored properties.
+// Declaration order is key order (`APIJSON`): do not reorder stored properties.
 
 /// A backtest run saved in a store, as `sentio runs list --format json` lists it (the `runs` array of
 /// ``RunList``).
 ///
 /// `statistics` is the run's saved statistics object exactly as saved: for runs saved by `sentio backtest --save`
-/// it is the whole ``BacktestSummary`` (the bytes `sentio backtest --format json` printed, `config` included);
+/// it is the whole `BacktestSummary` (the bytes `sentio backtest --format json` printed, `config` included);
 /// other producers may save any object. `label`, `start`, `end`, `initialCapital` and `finalEquity` are `null`
 /// when the run was saved without them; every other field is always present. `created` is when the run was
 /// saved; `start`/`end` are the first and last bar of its timeline. `tradeCount` counts the trades saved with the
@@ -29,7 +30,7 @@ public struct RunRecord: Sendable, Equatable, Codable {
     public var statistics: APIJSONValue
 
     /// The record of a stored run.
-    /// - Throws: ``APIJSONParseError`` when the saved statistics are not JSON.
+    /// - Throws: `APIJSONParseError` when the saved statistics are not JSON.
     public init(_ run: StoredRun) throws(APIJSONParseError) {
         id = run.id ?? 0
         created = APITimestamp(epochSeconds: run.createdAt)
@@ -46,7 +47,7 @@ public struct RunRecord: Sendable, Equatable, Codable {
         statistics = try APIJSONValue.parse(run.statisticsJSON)
     }
 
-    /// Statistics shown in `runs list` and first in `runs compare`: (key of ``BacktestSummary``, column label).
+    /// Statistics shown in `runs list` and first in `runs compare`: (key of `BacktestSummary`, column label).
     public static let headline: [(key: String, label: String)] = [
         ("totalReturnPercent", "return %"), ("cagrPercent", "CAGR %"), ("sharpeRatio", "Sharpe"),
         ("maxDrawdownPercent", "max DD %"), ("tradeCount", "trades"), ("winRatePercent", "win %"),
@@ -70,7 +71,7 @@ public struct RunList: Sendable, Equatable, Codable {
 
     public init(runs: [RunRecord]) { self.runs = runs }
 
-    /// - Throws: ``APIJSONParseError`` for a run whose saved statistics are not JSON.
+    /// - Throws: `APIJSONParseError` for a run whose saved statistics are not JSON.
     public init(_ runs: [StoredRun]) throws(APIJSONParseError) {
         var records: [RunRecord] = []
         for run in runs { records.append(try RunRecord(run)) }
@@ -150,7 +151,7 @@ public struct RunDetail: Sendable, Equatable, Codable {
     public var trades: [RunTrade]
     public var equity: [RunEquityPoint]
 
-    /// - Throws: ``APIJSONParseError`` when a saved JSON text does not parse.
+    /// - Throws: `APIJSONParseError` when a saved JSON text does not parse.
     public init(_ detail: StoredRunDetail) throws(APIJSONParseError) {
         record = try RunRecord(detail.run)
         config = try APIJSONValue.parse(detail.run.configJSON)
@@ -233,7 +234,7 @@ public struct RunComparison: Sendable, Equatable, Codable {
     public var statistics: APIJSONValue
     public var configDifferences: APIJSONValue
 
-    /// - Throws: ``APIJSONParseError`` when a saved JSON text does not parse.
+    /// - Throws: `APIJSONParseError` when a saved JSON text does not parse.
     public init(_ stored: [StoredRun]) throws(APIJSONParseError) {
         let runs = try RunList(stored).runs
         var configs: [APIJSONValue] = []
@@ -249,7 +250,7 @@ public struct RunComparison: Sendable, Equatable, Codable {
         configDifferences = .object(configKeys.map { key in .init(key, .array(configs.map { $0[key] ?? .null })) })
     }
 
-    /// Statistics the comparison table shows, in order: (key of ``BacktestSummary``, possibly nested with `.`,
+    /// Statistics the comparison table shows, in order: (key of `BacktestSummary`, possibly nested with `.`,
     /// row label). The JSON form has every statistic.
     public static let tableStatistics: [(key: String, label: String)] = [
         ("totalReturnPercent", "total return %"), ("cagrPercent", "CAGR %"),
@@ -306,7 +307,7 @@ public struct RunSignal: Sendable, Equatable, Codable {
     public var takeProfit: Double?
     public var details: APIJSONValue?
 
-    /// - Throws: ``APIJSONParseError`` when the saved details are not JSON.
+    /// - Throws: `APIJSONParseError` when the saved details are not JSON.
     public init(_ s: StoredSignal) throws(APIJSONParseError) {
         model = s.model
         symbol = s.symbol
@@ -324,7 +325,7 @@ public struct RunSignal: Sendable, Equatable, Codable {
 public struct RunSignalList: Sendable, Equatable, Codable {
     public var signals: [RunSignal]
 
-    /// - Throws: ``APIJSONParseError`` when saved details are not JSON.
+    /// - Throws: `APIJSONParseError` when saved details are not JSON.
     public init(_ stored: [StoredSignal]) throws(APIJSONParseError) {
         var signals: [RunSignal] = []
         for s in stored { signals.append(try RunSignal(s)) }

@@ -1,10 +1,11 @@
 import Foundation
+import SentioCore
 import SentioFunds
 import SentioSignals
 import SentioStore
 
 // Adapters between the engine's types and the store's records (for the `--save` flags and any other front end).
-// They live in the umbrella module because SentioStore must not depend on SentioSignals or SentioFunds.
+// They live in SentioApplication because SentioStore must not depend on SentioSignals or SentioFunds.
 
 extension StoredSignal {
     /// The Sentio model's signal as a stored record: `price` (close), `confidence`, `stopLoss` (a negative

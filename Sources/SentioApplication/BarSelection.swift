@@ -70,6 +70,9 @@ public enum SymbolSelection {
     /// of `available` when `wanted` is `nil`.
     ///
     /// - Parameters:
+    ///   - wanted: the symbols asked for; `nil` selects all of `available`.
+    ///   - available: the elements to select from.
+    ///   - symbol: the symbol of an element.
     ///   - source: what holds the data, for the message ("the data", "the store s.sqlite").
     ///   - option: the option that named the symbols, for the message.
     /// - Throws: ``BarSelectionError`` for a symbol not in `available`, naming what `source` has.
