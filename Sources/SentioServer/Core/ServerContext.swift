@@ -63,10 +63,10 @@ struct CachedBody: Sendable {
 }
 
 /// The request context: the router's WebSocket support, the client's address (for rate limiting) and the account
-/// the request authenticated as (hummingbird-auth's `AuthRequestContext`, set by ``AccountAuthenticator``).
+/// the request authenticated as (hummingbird-auth's `AuthRequestContext`, set by the core's `AccountAuthenticator`).
 public struct ServerContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext, AuthRequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The account of the request's bearer token, on the routes behind ``AccountAuthenticator``; `nil` elsewhere.
+    /// The account of the request's bearer token, on the routes behind `AccountAuthenticator`; `nil` elsewhere.
     public var identity: StoredUser?
     public let webSocket: WebSocketHandlerReference<ServerContext>
     /// The client's address, read from the connection when asked (only the rate limiter asks).
