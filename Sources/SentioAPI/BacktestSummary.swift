@@ -208,22 +208,6 @@ public struct RejectionCounts: Sendable, Equatable, Codable {
     }
 }
 
-/// Where the bars came from: CSV paths or a store, and the `--from`/`--to` range (UTC epoch seconds).
-public struct BacktestDataSource: Sendable, Equatable {
-    public var paths: [String]
-    /// The store file when the bars were read from one.
-    public var database: String?
-    public var from: Int64?
-    public var to: Int64?
-
-    public init(paths: [String] = [], database: String? = nil, from: Int64? = nil, to: Int64? = nil) {
-        self.paths = paths
-        self.database = database
-        self.from = from
-        self.to = to
-    }
-}
-
 /// The configuration of a run, every default resolved (the `config` object of ``BacktestSummary``).
 ///
 /// `commissionRate` is a **fraction** of notional (0.001 = 0.1 %); `slippageBasisPoints` in basis points;

@@ -24,19 +24,7 @@ extension IndicatorPanel {
 
     static func writeCSV(_ bars: OHLCVSeries, _ panel: IndicatorPanel, into w: inout ByteWriter) {
         w.append("timestamp,open,high,low,close,volume,rsi,volume_ratio,atr,sma,ema\n")
-        let columns = panel.namedColumns.map(\.series)
-        for i in 0..<bars.count {
-            w.append(timestamp: bars.timestamps[i], dateOnly: false)
-            for v in [bars.open[i], bars.high[i], bars.low[i], bars.close[i], bars.volume[i]] {
-                w.append(UInt8(ascii: ","))
-                w.append(roundTrip: v)
-            }
-            for c in columns {
-                w.append(UInt8(ascii: ","))
-                if let v = c.value(at: i), v.isFinite { w.append(roundTrip: v) }
-            }
-            w.append(UInt8(ascii: "\n"))
-        }
+        w.appendCSVRows(bars, columns: panel.namedColumns.map(\.series))
     }
 
     static func writeJSON(_ bars: OHLCVSeries, _ panel: IndicatorPanel, into w: inout ByteWriter) {
@@ -44,23 +32,50 @@ extension IndicatorPanel {
         w.append("{\"symbol\":\(JSONText.quoted(bars.symbol)),\"periods\":{\"rsi\":\(p.rsi),\"volumeWindow\":\(p.volumeWindow),\"atr\":\(p.atr),\"movingAverage\":\(p.movingAverage)},")
         w.append("\"firstValidIndex\":{")
         w.append(panel.namedColumns.map { "\"\($0.name)\":\($0.series.firstValidIndex)" }.joined(separator: ","))
-        w.append("},\"bars\":[")
-        let columns = panel.namedColumns
+        w.append("},\"bars\":")
+        w.appendJSONBars(bars, columns: panel.namedColumns)
+    }
+}
+
+extension ByteWriter {
+    /// One CSV row per bar after the header: `timestamp,open,high,low,close,volume` then `columns`' values at the
+    /// bar, the timestamp ISO-8601 UTC, numbers in the shortest round-trip form, an empty cell where a column has no
+    /// finite value (before its lookback).
+    mutating func appendCSVRows(_ bars: OHLCVSeries, columns: [IndicatorSeries]) {
         for i in 0..<bars.count {
-            if i > 0 { w.append(UInt8(ascii: ",")) }
-            w.append("\n{\"timestamp\":\"")
-            w.append(timestamp: bars.timestamps[i], dateOnly: false)
-            w.append("\"")
+            append(timestamp: bars.timestamps[i], dateOnly: false)
+            for v in [bars.open[i], bars.high[i], bars.low[i], bars.close[i], bars.volume[i]] {
+                append(UInt8(ascii: ","))
+                append(roundTrip: v)
+            }
+            for c in columns {
+                append(UInt8(ascii: ","))
+                if let v = c.value(at: i), v.isFinite { append(roundTrip: v) }
+            }
+            append(UInt8(ascii: "\n"))
+        }
+    }
+
+    /// The JSON array of the bars, one per line and closing the enclosing object (`[\n{…},\n{…}\n]}\n`): each
+    /// `{"timestamp", "open", "high", "low", "close", "volume"}` then `columns` by name, `null` where a column has no
+    /// finite value (before its lookback).
+    mutating func appendJSONBars(_ bars: OHLCVSeries, columns: [(name: String, series: IndicatorSeries)]) {
+        append(UInt8(ascii: "["))
+        for i in 0..<bars.count {
+            if i > 0 { append(UInt8(ascii: ",")) }
+            append("\n{\"timestamp\":\"")
+            append(timestamp: bars.timestamps[i], dateOnly: false)
+            append("\"")
             for (name, v) in [("open", bars.open[i]), ("high", bars.high[i]), ("low", bars.low[i]), ("close", bars.close[i]), ("volume", bars.volume[i])] {
-                w.append(",\"\(name)\":")
-                w.append(roundTrip: v)
+                append(",\"\(name)\":")
+                append(roundTrip: v)
             }
             for (name, series) in columns {
-                w.append(",\"\(name)\":")
-                if let v = series.value(at: i), v.isFinite { w.append(roundTrip: v) } else { w.append("null") }
+                append(",\"\(name)\":")
+                if let v = series.value(at: i), v.isFinite { append(roundTrip: v) } else { append("null") }
             }
-            w.append(UInt8(ascii: "}"))
+            append(UInt8(ascii: "}"))
         }
-        w.append("\n]}\n")
+        append("\n]}\n")
     }
 }

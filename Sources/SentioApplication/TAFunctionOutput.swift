@@ -67,18 +67,7 @@ public struct TAFunctionPanel: Sendable {
         w.append("timestamp,open,high,low,close,volume")
         for c in columns { w.append(",\(c.name)") }
         w.append(UInt8(ascii: "\n"))
-        for i in 0..<bars.count {
-            w.append(timestamp: bars.timestamps[i], dateOnly: false)
-            for v in [bars.open[i], bars.high[i], bars.low[i], bars.close[i], bars.volume[i]] {
-                w.append(UInt8(ascii: ","))
-                w.append(roundTrip: v)
-            }
-            for c in columns {
-                w.append(UInt8(ascii: ","))
-                if let v = c.series.value(at: i), v.isFinite { w.append(roundTrip: v) }
-            }
-            w.append(UInt8(ascii: "\n"))
-        }
+        w.appendCSVRows(bars, columns: columns.map(\.series))
         return w.bytes
     }
 
@@ -99,23 +88,8 @@ public struct TAFunctionPanel: Sendable {
             w.append(f.columnNames.map { "\"\($0)\"" }.joined(separator: ","))
             w.append("]}")
         }
-        w.append("],\"bars\":[")
-        for i in 0..<bars.count {
-            if i > 0 { w.append(UInt8(ascii: ",")) }
-            w.append("\n{\"timestamp\":\"")
-            w.append(timestamp: bars.timestamps[i], dateOnly: false)
-            w.append("\"")
-            for (name, v) in [("open", bars.open[i]), ("high", bars.high[i]), ("low", bars.low[i]), ("close", bars.close[i]), ("volume", bars.volume[i])] {
-                w.append(",\"\(name)\":")
-                w.append(roundTrip: v)
-            }
-            for c in columns {
-                w.append(",\"\(c.name)\":")
-                if let v = c.series.value(at: i), v.isFinite { w.append(roundTrip: v) } else { w.append("null") }
-            }
-            w.append(UInt8(ascii: "}"))
-        }
-        w.append("\n]}\n")
+        w.append("],\"bars\":")
+        w.appendJSONBars(bars, columns: columns)
         return w.bytes
     }
 

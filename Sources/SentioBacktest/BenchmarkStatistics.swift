@@ -130,6 +130,28 @@ public struct BenchmarkStatistics: Sendable, Equatable {
     /// How ``periodsPerYear`` was chosen, in words.
     public var periodsPerYearSource: String
 
+    /// Statistics as given (read back from a written form), in the order a backtest summary's `benchmark` object
+    /// lists them.
+    public init(
+        symbol: String, totalReturnPercent: Double, cagrPercent: Double, alpha: Double, beta: Double,
+        correlation: Double?, informationRatio: Double?, trackingErrorPercent: Double, commonBars: Int,
+        firstCommonTime: Int64, lastCommonTime: Int64, periodsPerYear: Double, periodsPerYearSource: String
+    ) {
+        self.symbol = symbol
+        self.totalReturnPercent = totalReturnPercent
+        self.cagrPercent = cagrPercent
+        self.alpha = alpha
+        self.beta = beta
+        self.correlation = correlation
+        self.informationRatio = informationRatio
+        self.trackingErrorPercent = trackingErrorPercent
+        self.commonBars = commonBars
+        self.firstCommonTime = firstCommonTime
+        self.lastCommonTime = lastCommonTime
+        self.periodsPerYear = periodsPerYear
+        self.periodsPerYearSource = periodsPerYearSource
+    }
+
     /// Computes the statistics of a strategy's wealth index against `benchmark`.
     ///
     /// - Parameters:

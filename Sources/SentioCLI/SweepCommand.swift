@@ -210,14 +210,7 @@ struct SweepPlan {
         let options = backtestArguments.filter { !command.paths.contains($0) }
         sweep = Sweep(
             grid: grid, metric: command.metric, shard: shard, strategy: base.strategyOptions.strategy.rawValue, options: options,
-            source: SweepDataSource(base.dataSource), jobs: try builder.jobs(shard: shard))
-    }
-}
-
-extension SweepDataSource {
-    /// The backtest's data source.
-    init(_ source: BacktestDataSource) {
-        self.init(paths: source.paths, database: source.database, from: source.from, to: source.to)
+            source: base.dataSource, jobs: try builder.jobs(shard: shard))
     }
 }
 

@@ -120,36 +120,41 @@ struct UsersCommand: ParsableCommand {
         }
     }
 
-    struct Grant: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Let an account see more funds.")
+    /// What `grant` and `revoke` take: an account, the funds whose access changes, and the store.
+    struct FundAccessOptions: ParsableArguments {
         @Argument(help: "The account's email or id.")
         var account: String
         @Option(help: ArgumentHelp("Fund ids, comma-separated.", valueName: "ID,..."))
         var funds: String
         @OptionGroup var store: StoreOptions
 
-        func run() throws {
+        /// Opens the store, applies `change` to the account's id and the funds, and returns the account's email and
+        /// the funds it sees now.
+        func apply(_ change: (SentioDatabase, String, [String]) throws -> Void) throws -> (email: String, funds: [String]) {
             let database = try store.open(mode: .existingOnly)
             let user = try UsersCommand.account(account, in: database)
-            try database.grant(userID: user.id, funds: UsersCommand.funds(funds))
-            print("\(user.email) now sees: \(try database.funds(ofUser: user.id).joined(separator: ","))")
+            try change(database, user.id, UsersCommand.funds(funds))
+            return (user.email, try database.funds(ofUser: user.id))
+        }
+    }
+
+    struct Grant: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Let an account see more funds.")
+        @OptionGroup var options: FundAccessOptions
+
+        func run() throws {
+            let (email, funds) = try options.apply { try $0.grant(userID: $1, funds: $2) }
+            print("\(email) now sees: \(funds.joined(separator: ","))")
         }
     }
 
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Take funds away from an account.")
-        @Argument(help: "The account's email or id.")
-        var account: String
-        @Option(help: ArgumentHelp("Fund ids, comma-separated.", valueName: "ID,..."))
-        var funds: String
-        @OptionGroup var store: StoreOptions
+        @OptionGroup var options: FundAccessOptions
 
         func run() throws {
-            let database = try store.open(mode: .existingOnly)
-            let user = try UsersCommand.account(account, in: database)
-            try database.revoke(userID: user.id, funds: UsersCommand.funds(funds))
-            let left = try database.funds(ofUser: user.id)
-            print("\(user.email) now sees: \(left.isEmpty ? "no fund" : left.joined(separator: ","))")
+            let (email, left) = try options.apply { try $0.revoke(userID: $1, funds: $2) }
+            print("\(email) now sees: \(left.isEmpty ? "no fund" : left.joined(separator: ","))")
         }
     }
 

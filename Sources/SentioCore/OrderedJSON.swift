@@ -104,28 +104,33 @@ final class Node {
         case .number(let text): out += text
         case .string(let s): JSONText.appendQuoted(s, to: &out)
         case .array:
-            if items.isEmpty { out += "[]"; return }
-            let pad = String(repeating: "  ", count: indent + 1), closing = String(repeating: "  ", count: indent)
-            out += "[\n"
-            for (k, item) in items.enumerated() {
-                out += pad
-                item.write(to: &out, indent: indent + 1)
-                out += k + 1 < items.count ? ",\n" : "\n"
+            Self.writeMembers(items.count, open: "[", close: "]", to: &out, indent: indent) { k, out in
+                items[k].write(to: &out, indent: indent + 1)
             }
-            out += closing + "]"
         case .object:
-            if keys.isEmpty { out += "{}"; return }
-            let pad = String(repeating: "  ", count: indent + 1), closing = String(repeating: "  ", count: indent)
-            out += "{\n"
-            for (k, key) in keys.enumerated() {
-                out += pad
-                JSONText.appendQuoted(key, to: &out)
+            Self.writeMembers(keys.count, open: "{", close: "}", to: &out, indent: indent) { k, out in
+                JSONText.appendQuoted(keys[k], to: &out)
                 out += ": "
-                values[key]!.write(to: &out, indent: indent + 1)
-                out += k + 1 < keys.count ? ",\n" : "\n"
+                values[keys[k]]!.write(to: &out, indent: indent + 1)
             }
-            out += closing + "}"
         }
+    }
+
+    /// An array's or an object's `count` members (`member(k, &out)` writes the k-th): `open`, each member on its own
+    /// line one level deeper than `indent`, commas between, `close` on its own line at `indent`; `open` and `close`
+    /// together when there is none.
+    private static func writeMembers(
+        _ count: Int, open: String, close: String, to out: inout String, indent: Int, _ member: (Int, inout String) -> Void
+    ) {
+        if count == 0 { out += open + close; return }
+        let pad = String(repeating: "  ", count: indent + 1), closing = String(repeating: "  ", count: indent)
+        out += open + "\n"
+        for k in 0..<count {
+            out += pad
+            member(k, &out)
+            out += k + 1 < count ? ",\n" : "\n"
+        }
+        out += closing + close
     }
 }
 

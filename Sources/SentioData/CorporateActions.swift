@@ -1,29 +1,6 @@
 import SentioCSV
 import SentioCore
 
-/// A problem with a corporate actions file: `FILE:LINE: field 'NAME': DETAIL` (line 1 is the header).
-public struct CorporateActionsError: UserInputError, Equatable, Sendable {
-    public var file: String
-    public var line: Int?
-    public var field: String?
-    public var reason: String
-
-    public init(file: String, line: Int?, field: String?, reason: String) {
-        self.file = file
-        self.line = line
-        self.field = field
-        self.reason = reason
-    }
-
-    public var description: String {
-        var text = file
-        if let line { text += ":\(line)" }
-        text += ": "
-        if let field { text += "field '\(field)': " }
-        return text + reason
-    }
-}
-
 /// One corporate action of one symbol on its ex-date.
 public struct CorporateAction: Sendable, Equatable {
     /// The symbol, as written in the file (matched to series without regard to case).
@@ -62,25 +39,10 @@ public struct CorporateActions: Sendable, Equatable {
     }
 
     /// Parses the text of an actions file.
-    /// - Throws: ``CorporateActionsError`` naming the file, line and field.
-    public static func parse(_ text: String, file: String) throws(CorporateActionsError) -> CorporateActions {
-        let records: [CSVRecords.Record]
-        do throws(CSVRecords.Failure) {
-            records = try CSVRecords(text: text).records
-        } catch {
-            throw CorporateActionsError(file: file, line: error.line, field: error.field, reason: error.error.message)
-        }
-        guard let header = records.first else {
-            throw CorporateActionsError(
-                file: file, line: nil, field: nil, reason: "empty file: expected a header symbol,date,split_ratio,cash_dividend")
-        }
-        let columns: [String: Int]
-        do throws(CSVRecords.ColumnError) {
-            columns = try CSVRecords.columns(
-                of: header, required: ["symbol", "date", "split_ratio", "cash_dividend"], optional: [])
-        } catch {
-            throw CorporateActionsError(file: file, line: header.line, field: error.field, reason: error.message)
-        }
+    /// - Throws: ``TableFileError`` naming the file, line and field.
+    public static func parse(_ text: String, file: String) throws(TableFileError) -> CorporateActions {
+        let (records, header, columns) = try TableFileError.table(
+            text, file: file, columns: ["symbol", "date", "split_ratio", "cash_dividend"])
         let symbolColumn = columns["symbol"]!, dateColumn = columns["date"]!
         let splitColumn = columns["split_ratio"]!, dividendColumn = columns["cash_dividend"]!
         var seen: [String: Int] = [:]
@@ -88,17 +50,17 @@ public struct CorporateActions: Sendable, Equatable {
         for record in records.dropFirst() {
             let line = record.line
             guard record.cells.count == header.cells.count else {
-                throw CorporateActionsError(file: file, line: line, field: nil,
+                throw TableFileError(file: file, line: line, field: nil,
                     reason: "expected \(header.cells.count) cells like the header, found \(record.cells.count)")
             }
             func cell(_ k: Int) -> String { record.cells[k].trimmingCharacters(in: .whitespaces) }
             let symbol = cell(symbolColumn)
-            if symbol.isEmpty { throw CorporateActionsError(file: file, line: line, field: "symbol", reason: "empty symbol") }
+            if symbol.isEmpty { throw TableFileError(file: file, line: line, field: "symbol", reason: "empty symbol") }
             let date: Int64
             switch TimestampParser.parse(cell(dateColumn)) {
             case .success(let t): date = t
             case .failure(let failure):
-                throw CorporateActionsError(file: file, line: line, field: "date",
+                throw TableFileError(file: file, line: line, field: "date",
                     reason: "'\(EchoedText.show(cell(dateColumn)))' is not a date (\(failure.reason))")
             }
             var ratio = 1.0
@@ -107,7 +69,7 @@ public struct CorporateActions: Sendable, Equatable {
                 let parts = ratioText.split(separator: ":", omittingEmptySubsequences: false)
                 let numbers = parts.map { DecimalParser.parse($0) }
                 guard (parts.count == 1 || parts.count == 2), numbers.allSatisfy({ $0 != nil && $0!.isFinite && $0! > 0 }) else {
-                    throw CorporateActionsError(file: file, line: line, field: "split_ratio",
+                    throw TableFileError(file: file, line: line, field: "split_ratio",
                         reason: "'\(EchoedText.show(ratioText))' is not a positive ratio (new shares per old share: 2, 0.1, 2:1 or 1:10)")
                 }
                 ratio = parts.count == 1 ? numbers[0]! : numbers[0]! / numbers[1]!
@@ -116,14 +78,14 @@ public struct CorporateActions: Sendable, Equatable {
             let dividendText = cell(dividendColumn)
             if !dividendText.isEmpty {
                 guard let d = DecimalParser.parse(dividendText), d.isFinite, d >= 0 else {
-                    throw CorporateActionsError(file: file, line: line, field: "cash_dividend",
+                    throw TableFileError(file: file, line: line, field: "cash_dividend",
                         reason: "'\(EchoedText.show(dividendText))' is not a cash amount >= 0")
                 }
                 dividend = d
             }
             let key = "\(symbol.uppercased()) \(date)"
             if let previous = seen[key] {
-                throw CorporateActionsError(file: file, line: line, field: "date",
+                throw TableFileError(file: file, line: line, field: "date",
                     reason: "\(symbol) has a second action on this date (first on line \(previous)); put both in one row")
             }
             seen[key] = line
@@ -133,7 +95,7 @@ public struct CorporateActions: Sendable, Equatable {
     }
 
     /// Reads and parses the file at `path`.
-    /// - Throws: `TextFileError` when the file cannot be read; ``CorporateActionsError`` for its content.
+    /// - Throws: `TextFileError` when the file cannot be read; ``TableFileError`` for its content.
     public static func read(path: String) throws -> CorporateActions {
         try parse(try TextFile.read(path), file: path)
     }

@@ -50,18 +50,9 @@ public struct SimpleMovingAverage: Sendable {
 /// - Throws: `WindowOverflowError` naming the first bar whose window sum overflows.
 public func simpleMovingAverage(_ x: [Double], period: Int) throws(WindowOverflowError) -> IndicatorSeries {
     precondition(period >= 1, "SMA period must be at least 1")
-    var failure: WindowOverflowError?
-    let values = x.withUnsafeBufferPointer { input in
-        makeDoubleArray(count: input.count) { out in
-            do throws(WindowOverflowError) {
-                try simpleMovingAverageKernel(input, period: period, into: out)
-            } catch {
-                failure = error
-            }
-        }
+    return try kernelSeries(x, firstValidIndex: period - 1) { input, out throws(WindowOverflowError) in
+        try simpleMovingAverageKernel(input, period: period, into: out)
     }
-    if let failure { throw failure }
-    return IndicatorSeries(values: values, firstValidIndex: period - 1)
 }
 
 /// The batch SMA: ``RollingSum/add(_:)``, ``RollingSum/checkedSum(_:)`` and ``RollingSum/evictOldest()`` on
@@ -83,20 +74,8 @@ func simpleMovingAverageKernel(
         o[i] = .nan
     }
     guard count >= n else { return }
-    /// The exact re-summation of the window ending at `i` (``RollingSum/recompute(_:)``). Returns the new
-    /// running state rather than updating it in place, so that the loop keeps it in registers.
-    @inline(never)
     func recompute(_ i: Int, _ sum: Double) throws(WindowOverflowError) -> (sum: Double, absoluteSum: Double, sumError: Double) {
-        let exact = WindowArithmetic.compensatedSum(UnsafeBufferPointer(start: x + (i - n + 1), count: n))
-        guard let exactSum = exact.sum else {
-            throw WindowOverflowError(
-                statistic: "SMA(\(n))", barIndex: i, windowStart: i - n + 1, quantity: "window sum")
-        }
-        let actual = abs(sum - exactSum)
-        if actual <= 0.5 * tolerance * exact.absoluteSum {
-            return (sum, exact.absoluteSum, actual * (1 + 2 * u) + exact.bound)
-        }
-        return (exactSum, exact.absoluteSum, exact.bound)
+        try recomputedWindowSum(x, window: n, endingAt: i, runningSum: sum) { "SMA(\(n))" }
     }
     // One pass: the division is off the running sum's dependency chain (two adds per value, TA-Lib's order),
     // so it runs in the chain's shadow; a second, vectorized division pass was slower (figures: the Indicators

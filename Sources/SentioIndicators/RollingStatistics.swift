@@ -149,18 +149,9 @@ public struct VolumeRatio: Sendable, Codable {
 /// - Throws: `WindowOverflowError` naming the first bar whose window sum overflows.
 public func volumeRatio(_ volume: [Double], window: Int = 20) throws(WindowOverflowError) -> IndicatorSeries {
     precondition(window >= 1, "volume-ratio window must be at least 1")
-    var failure: WindowOverflowError?
-    let values = volume.withUnsafeBufferPointer { input in
-        makeDoubleArray(count: input.count) { out in
-            do throws(WindowOverflowError) {
-                try volumeRatioKernel(input, window: window, into: out)
-            } catch {
-                failure = error
-            }
-        }
+    return try kernelSeries(volume, firstValidIndex: window - 1) { input, out throws(WindowOverflowError) in
+        try volumeRatioKernel(input, window: window, into: out)
     }
-    if let failure { throw failure }
-    return IndicatorSeries(values: values, firstValidIndex: window - 1)
 }
 
 /// The batch volume ratio: ``RollingSum/replace(with:)`` and ``RollingSum/checkedSum(_:)`` on the array.
@@ -184,20 +175,8 @@ func volumeRatioKernel(
         o[i] = .nan
     }
     guard count >= n else { return }
-    /// The exact re-summation of the window ending at `i` (``RollingSum/recompute(_:)``). Returns the new
-    /// running state rather than updating it in place, so that the loop keeps it in registers.
-    @inline(never)
     func recompute(_ i: Int, _ sum: Double) throws(WindowOverflowError) -> (sum: Double, absoluteSum: Double, sumError: Double) {
-        let exact = WindowArithmetic.compensatedSum(UnsafeBufferPointer(start: x + (i - n + 1), count: n))
-        guard let exactSum = exact.sum else {
-            throw WindowOverflowError(
-                statistic: "volume ratio (window \(n))", barIndex: i, windowStart: i - n + 1, quantity: "window sum")
-        }
-        let actual = abs(sum - exactSum)
-        if actual <= 0.5 * tolerance * exact.absoluteSum {
-            return (sum, exact.absoluteSum, actual * (1 + 2 * u) + exact.bound)
-        }
-        return (exactSum, exact.absoluteSum, exact.bound)
+        try recomputedWindowSum(x, window: n, endingAt: i, runningSum: sum) { "volume ratio (window \(n))" }
     }
     // Bar n − 1: the first full window.
     if nonZero > 0 {
@@ -301,18 +280,53 @@ func momentsSeries<S: MomentsStatistic>(_ x: [Double], window: Int, _ prototype:
 func throwingMomentsSeries<S: MomentsStatistic>(_ x: [Double], window: Int, _ prototype: S) throws(WindowOverflowError)
     -> IndicatorSeries
 {
+    try kernelSeries(x, firstValidIndex: window - 1) { input, out throws(WindowOverflowError) in
+        try rollingMomentsKernel(prototype, input, window: window, into: out)
+    }
+}
+
+/// The exact re-summation of the window of `n` values ending at `x[i]`, for the batch kernels' running sums
+/// (``RollingSum/recompute(_:)`` on the array). Returns the new running state rather than updating it in place, so
+/// that the kernel's loop keeps it in registers.
+///
+/// - Throws: `WindowOverflowError` naming `statistic` (built only for the error) when the exact sum is not
+///   representable.
+@inline(never)
+func recomputedWindowSum(
+    _ x: UnsafePointer<Double>, window n: Int, endingAt i: Int, runningSum sum: Double, statistic: () -> String
+) throws(WindowOverflowError) -> (sum: Double, absoluteSum: Double, sumError: Double) {
+    let exact = WindowArithmetic.compensatedSum(UnsafeBufferPointer(start: x + (i - n + 1), count: n))
+    guard let exactSum = exact.sum else {
+        throw WindowOverflowError(statistic: statistic(), barIndex: i, windowStart: i - n + 1, quantity: "window sum")
+    }
+    let actual = abs(sum - exactSum)
+    if actual <= 0.5 * WindowArithmetic.checkTolerance * exact.absoluteSum {
+        return (sum, exact.absoluteSum, actual * (1 + 2 * WindowArithmetic.unitRoundoff) + exact.bound)
+    }
+    return (exactSum, exact.absoluteSum, exact.bound)
+}
+
+/// Runs a batch kernel over `x` into a new array of the same length (SentioCore's `makeDoubleArray`): the series
+/// of its values, valid from `firstValidIndex`.
+///
+/// - Throws: the kernel's `WindowOverflowError`, once the kernel has returned.
+@inline(__always)
+func kernelSeries(
+    _ x: [Double], firstValidIndex: Int,
+    _ kernel: (UnsafeBufferPointer<Double>, UnsafeMutableBufferPointer<Double>) throws(WindowOverflowError) -> Void
+) throws(WindowOverflowError) -> IndicatorSeries {
     var failure: WindowOverflowError?
     let values = x.withUnsafeBufferPointer { input in
         makeDoubleArray(count: input.count) { out in
             do throws(WindowOverflowError) {
-                try rollingMomentsKernel(prototype, input, window: window, into: out)
+                try kernel(input, out)
             } catch {
                 failure = error
             }
         }
     }
     if let failure { throw failure }
-    return IndicatorSeries(values: values, firstValidIndex: window - 1)
+    return IndicatorSeries(values: values, firstValidIndex: firstValidIndex)
 }
 
 /// Streaming rolling standard deviation `√(Σ(xᵢ − x̄)² / (n − ddof))` over the last `n = window`

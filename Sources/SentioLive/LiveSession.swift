@@ -223,13 +223,22 @@ public final class LiveSession {
     ///
     /// - Throws: `BacktestError` for an invalid configuration, an empty universe, a symbol listed twice, or a DCA
     ///   symbol outside the universe; `SignalConfigError` for an invalid signal model.
-    public init(configuration: LiveConfiguration, universe: [String]) throws {
+    public convenience init(configuration: LiveConfiguration, universe: [String]) throws {
         try configuration.validate()
+        try self.init(
+            configuration: configuration, universe: universe,
+            simulation: SteppedSimulation(
+                configuration: configuration.backtest, strategy: configuration.strategy, symbols: universe,
+                signalModel: configuration.signalModel))
+    }
+
+    /// A session over `simulation` (made for the validated `configuration` and `universe`, new or restored): the
+    /// configuration's corporate actions scheduled (a restored state keeps how far each symbol's actions were
+    /// applied), no bar pending.
+    private init(configuration: LiveConfiguration, universe: [String], simulation: SteppedSimulation) {
         self.configuration = configuration
         self.universe = universe
-        simulation = try SteppedSimulation(
-            configuration: configuration.backtest, strategy: configuration.strategy, symbols: universe,
-            signalModel: configuration.signalModel)
+        self.simulation = simulation
         simulation.scheduleCorporateActions(configuration.corporateActions)
         var index: [String: Int] = [:]
         for (i, s) in universe.enumerated() { index[s] = i }
@@ -248,24 +257,17 @@ public final class LiveSession {
     ///
     /// - Throws: `BacktestError` when the snapshot is inconsistent (another format version, arrays of the
     ///   wrong length), or as ``init(configuration:universe:)``.
-    public init(snapshot: LiveSnapshot) throws {
+    public convenience init(snapshot: LiveSnapshot) throws {
         guard snapshot.version == LiveSnapshot.currentVersion else {
             throw BacktestError("live snapshot format \(snapshot.version) is not supported (expected \(LiveSnapshot.currentVersion))")
         }
         let configuration = snapshot.configuration, universe = snapshot.universe
         try configuration.validate()
-        self.configuration = configuration
-        self.universe = universe
-        simulation = try SteppedSimulation(
-            configuration: configuration.backtest, strategy: configuration.strategy, symbols: universe,
-            signalModel: configuration.signalModel, state: snapshot.simulation)
-        // The state keeps how far each symbol's actions were applied.
-        simulation.scheduleCorporateActions(configuration.corporateActions)
-        var index: [String: Int] = [:]
-        for (i, s) in universe.enumerated() { index[s] = i }
-        self.index = index
-        stepState = .allocate(capacity: 1)
-        stepState.initialize(to: StepState(symbols: universe.count))
+        try self.init(
+            configuration: configuration, universe: universe,
+            simulation: SteppedSimulation(
+                configuration: configuration.backtest, strategy: configuration.strategy, symbols: universe,
+                signalModel: configuration.signalModel, state: snapshot.simulation))
         guard snapshot.pendingBars.count == universe.count, snapshot.lastBars.count == universe.count else {
             throw BacktestError("the live snapshot's bar lists do not fit \(universe.count) symbols")
         }

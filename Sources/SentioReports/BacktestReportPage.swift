@@ -137,22 +137,21 @@ public struct BacktestReportRenderer: Sendable {
             let risk = RollingRisk(returns: returns, window: rollingWindow, periodsPerYear: content.periodsPerYear)
             let sharpe = risk.sharpe.map { $0 ?? .nan }
             let volatility = risk.volatility.map { ($0 ?? .nan) * 100 }
-            var sharpeChart = TimeSeriesChart(
-                id: "rolling-sharpe", title: "Rolling Sharpe ratio (\(rollingWindow) bars, annualized)",
-                series: [ChartSeries(name: "Sharpe", times: returnTimes, values: sharpe, tone: .accent)], valueFormat: .plain)
-            sharpeChart.includesZero = true
-            sharpeChart.height = 240
-            sharpeChart.maxPointsPerSeries = maxPointsPerSeries
-            sharpeChart.bands = bands
-            page.chart(sharpeChart)
-            var volatilityChart = TimeSeriesChart(
-                id: "rolling-volatility", title: "Rolling volatility (\(rollingWindow) bars, annualized)",
-                series: [ChartSeries(name: "Volatility", times: returnTimes, values: volatility, tone: .neutral)], valueFormat: .percent)
-            volatilityChart.includesZero = true
-            volatilityChart.height = 240
-            volatilityChart.maxPointsPerSeries = maxPointsPerSeries
-            volatilityChart.bands = bands
-            page.chart(volatilityChart)
+            /// A rolling statistic's chart: from zero, 240 high, with the drawdown bands.
+            func rollingChart(_ id: String, _ title: String, _ series: ChartSeries, _ format: ValueFormat) {
+                var chart = TimeSeriesChart(id: id, title: title, series: [series], valueFormat: format)
+                chart.includesZero = true
+                chart.height = 240
+                chart.maxPointsPerSeries = maxPointsPerSeries
+                chart.bands = bands
+                page.chart(chart)
+            }
+            rollingChart(
+                "rolling-sharpe", "Rolling Sharpe ratio (\(rollingWindow) bars, annualized)",
+                ChartSeries(name: "Sharpe", times: returnTimes, values: sharpe, tone: .accent), .plain)
+            rollingChart(
+                "rolling-volatility", "Rolling volatility (\(rollingWindow) bars, annualized)",
+                ChartSeries(name: "Volatility", times: returnTimes, values: volatility, tone: .neutral), .percent)
             page.note("Each point uses the \(rollingWindow) returns up to it: Sharpe = mean / std × √\(NumberText.fixed(content.periodsPerYear, decimals: 0)), "
                 + "volatility = std × √\(NumberText.fixed(content.periodsPerYear, decimals: 0)) (std with ddof 1, risk-free 0; quantstats' rolling_sharpe "
                 + "and rolling_volatility). A window whose returns are all equal has no Sharpe ratio (gap).")

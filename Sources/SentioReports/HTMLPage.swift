@@ -120,7 +120,11 @@ public struct HTMLPage {
     }
 
     /// The complete document.
-    public func document() -> String {
+    public func document() -> String { Self.document(title: title, styleSheet: reportStyleSheet, body: body.text) }
+
+    /// A complete report document: `title`, `styleSheet` inlined (constant CSS: no '<' or '&' in it) and `body`
+    /// (markup) as the page's `main`.
+    static func document(title: String, styleSheet: String, body: String) -> String {
         var w = MarkupWriter()
         w.raw("<!DOCTYPE html>\n")
         w.open("html", ["lang": "en"])
@@ -130,12 +134,12 @@ public struct HTMLPage {
         w.open("meta", ["name": "color-scheme", "content": "light dark"], selfClosing: true)
         w.element("title", text: title)
         w.open("style")
-        w.raw(reportStyleSheet)  // constant CSS: no '<' or '&' in it
+        w.raw(styleSheet)
         w.close("style")
         w.close("head")
         w.open("body")
         w.open("main")
-        w.raw(body.text)
+        w.raw(body)
         w.close("main")
         w.close("body")
         w.close("html")

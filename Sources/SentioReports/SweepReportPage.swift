@@ -82,27 +82,10 @@ public enum SweepReportPage {
         body.element("h2", text: "Combinations, ranked")
         table("rows", content.rows, into: &body)
 
-        var w = MarkupWriter()
-        w.raw("<!DOCTYPE html>\n")
-        w.open("html", ["lang": "en"])
-        w.open("head")
-        w.open("meta", ["charset": "utf-8"], selfClosing: true)
-        w.open("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1"], selfClosing: true)
-        w.open("meta", ["name": "color-scheme", "content": "light dark"], selfClosing: true)
-        w.element("title", text: content.title)
-        w.open("style")
-        w.raw(reportStyleSheet)
-        w.raw(".heatmap td{text-align:center;min-width:4em}.heatmap th{text-align:center}")
-        w.close("style")
-        w.close("head")
-        w.open("body")
-        w.open("main")
-        w.raw(body.text)
-        w.close("main")
-        w.close("body")
-        w.close("html")
-        w.raw("\n")
-        return w.text
+        return HTMLPage.document(
+            title: content.title,
+            styleSheet: reportStyleSheet + ".heatmap td{text-align:center;min-width:4em}.heatmap th{text-align:center}",
+            body: body.text)
     }
 
     static func heatmap(_ h: SweepHeatmap, into body: inout MarkupWriter) {

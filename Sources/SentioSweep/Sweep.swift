@@ -13,7 +13,7 @@ public struct Sweep: Sendable {
     /// The strategy's name and the fixed options as given (recorded in the output; merge compares them).
     public var strategy: String
     public var options: [String]
-    public var source: SweepDataSource
+    public var source: BacktestDataSource
     /// The shard's combinations (all of them without a shard), ascending index.
     public var jobs: [SweepJob]
     /// The benchmark every row is compared with (`--benchmark`); `nil`: equal-weight buy-and-hold of the universe,
@@ -22,7 +22,7 @@ public struct Sweep: Sendable {
 
     public init(
         grid: SweepGrid, metric: SweepMetric, shard: SweepShard?, strategy: String, options: [String],
-        source: SweepDataSource, jobs: [SweepJob], benchmark: BenchmarkSeries? = nil
+        source: BacktestDataSource, jobs: [SweepJob], benchmark: BenchmarkSeries? = nil
     ) {
         self.grid = grid
         self.metric = metric

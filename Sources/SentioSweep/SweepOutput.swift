@@ -70,23 +70,7 @@ public struct SweepShardInfo: Sendable, Equatable, Codable {
     }
 }
 
-/// Where a sweep's bars come from: CSV paths or a store, and the `from`/`to` range asked for (UTC epoch seconds).
-public struct SweepDataSource: Sendable, Equatable {
-    public var paths: [String]
-    /// The store file when the bars were read from one.
-    public var database: String?
-    public var from: Int64?
-    public var to: Int64?
-
-    public init(paths: [String] = [], database: String? = nil, from: Int64? = nil, to: Int64? = nil) {
-        self.paths = paths
-        self.database = database
-        self.from = from
-        self.to = to
-    }
-}
-
-/// The bars a sweep ran on: the source (``SweepDataSource``) and the timeline covered (UTC epoch seconds).
+/// The bars a sweep ran on: the source (SentioBacktest's `BacktestDataSource`) and the timeline covered (UTC epoch seconds).
 public struct SweepDataInfo: Sendable, Equatable, Codable {
     public var paths: [String]
     public var database: String?
@@ -113,7 +97,7 @@ public struct SweepDataInfo: Sendable, Equatable, Codable {
     }
 
     /// The bars of `market`, read from `source`.
-    public init(market: Market, source: SweepDataSource) {
+    public init(market: Market, source: BacktestDataSource) {
         self.init(
             paths: source.paths, database: source.database, from: source.from, to: source.to, symbols: market.symbols,
             start: market.timeline.first!, end: market.timeline.last!, bars: market.timeline.count)
@@ -243,21 +227,17 @@ public struct SweepStatistics: Sendable, Equatable, Codable {
             return
         }
         let b = try c.nestedContainer(keyedBy: BenchmarkKeys.self, forKey: .benchmark)
-        var s = Self.blankBenchmark
-        s.symbol = try b.decode(String.self, forKey: .symbol)
-        s.totalReturnPercent = try b.decode(Double.self, forKey: .totalReturnPercent)
-        s.cagrPercent = try b.decode(Double.self, forKey: .cagrPercent)
-        s.alpha = try b.decode(Double.self, forKey: .alpha)
-        s.beta = try b.decode(Double.self, forKey: .beta)
-        s.correlation = try b.decodeIfPresent(Double.self, forKey: .correlation)
-        s.informationRatio = try b.decodeIfPresent(Double.self, forKey: .informationRatio)
-        s.trackingErrorPercent = try b.decode(Double.self, forKey: .trackingErrorPercent)
-        s.commonBars = try b.decode(Int.self, forKey: .commonBars)
-        s.firstCommonTime = try b.decodeTime(forKey: .start)
-        s.lastCommonTime = try b.decodeTime(forKey: .end)
-        s.periodsPerYear = try b.decode(Double.self, forKey: .periodsPerYear)
-        s.periodsPerYearSource = try b.decode(String.self, forKey: .periodsPerYearSource)
-        benchmark = s
+        benchmark = BenchmarkStatistics(
+            symbol: try b.decode(String.self, forKey: .symbol),
+            totalReturnPercent: try b.decode(Double.self, forKey: .totalReturnPercent),
+            cagrPercent: try b.decode(Double.self, forKey: .cagrPercent), alpha: try b.decode(Double.self, forKey: .alpha),
+            beta: try b.decode(Double.self, forKey: .beta),
+            correlation: try b.decodeIfPresent(Double.self, forKey: .correlation),
+            informationRatio: try b.decodeIfPresent(Double.self, forKey: .informationRatio),
+            trackingErrorPercent: try b.decode(Double.self, forKey: .trackingErrorPercent),
+            commonBars: try b.decode(Int.self, forKey: .commonBars), firstCommonTime: try b.decodeTime(forKey: .start),
+            lastCommonTime: try b.decodeTime(forKey: .end), periodsPerYear: try b.decode(Double.self, forKey: .periodsPerYear),
+            periodsPerYearSource: try b.decode(String.self, forKey: .periodsPerYearSource))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -282,19 +262,6 @@ public struct SweepStatistics: Sendable, Equatable, Codable {
         try b.encode(s.periodsPerYear, forKey: .periodsPerYear)
         try b.encode(s.periodsPerYearSource, forKey: .periodsPerYearSource)
     }
-
-    /// A `BenchmarkStatistics` whose every stored property the decoder then sets. SentioBacktest's type has no
-    /// memberwise initializer, only the one that computes the figures, so the decoder starts from the figures of a
-    /// fixed three-bar series (valid by construction) and overwrites each of them.
-    private static let blankBenchmark: BenchmarkStatistics = {
-        let times: [Int64] = [0, 86_400, 172_800]
-        let series = BenchmarkSeries(name: "", timestamps: times, values: [1, 2, 5])
-        do {
-            return try BenchmarkStatistics(times: times, wealth: [1, 2, 3], benchmark: series)
-        } catch {
-            preconditionFailure("the fixed benchmark series is comparable: \(error)")
-        }
-    }()
 }
 
 /// The statistic a sweep ranks its combinations by. Higher is better for every metric (`max-drawdown` is ≤ 0, so

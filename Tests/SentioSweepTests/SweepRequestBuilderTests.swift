@@ -29,7 +29,7 @@ struct SweepRequestBuilderTests {
         #expect(try builder.request(5) == five)
 
         let market = try randomMarket(symbols: 2, bars: 220, seed: 41)
-        let sweep = Sweep(grid: grid, metric: .sharpe, shard: nil, strategy: "rsi", options: [], source: SweepDataSource(), jobs: jobs)
+        let sweep = Sweep(grid: grid, metric: .sharpe, shard: nil, strategy: "rsi", options: [], source: BacktestDataSource(), jobs: jobs)
         let output = try sweep.run(on: market, runner: SweepRunner(threads: 2))
         #expect(output.rows.count == 8 && output.combinations == 8)
         #expect(Set(output.rows.map(\.index)) == Set(0..<8))

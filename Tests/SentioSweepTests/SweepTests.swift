@@ -160,7 +160,7 @@ struct SweepRunTests {
         }
         let given = BenchmarkSeries(market.series[1])
         for benchmark in [given, nil] {
-            let sweep = Sweep(grid: grid, metric: .alpha, shard: nil, strategy: "rsi", options: [], source: SweepDataSource(), jobs: jobs, benchmark: benchmark)
+            let sweep = Sweep(grid: grid, metric: .alpha, shard: nil, strategy: "rsi", options: [], source: BacktestDataSource(), jobs: jobs, benchmark: benchmark)
             let output = try sweep.run(on: market, runner: SweepRunner(threads: 2))
             for row in output.rows {
                 let job = jobs[row.index]
@@ -191,14 +191,14 @@ struct SweepRunTests {
         let rows = try SweepRunner(threads: 2).run(jobs, on: market, benchmark: .standard(benchmark))
         #expect(rows.allSatisfy { $0.statistics.benchmark != nil })
         for metric in SweepMetric.allCases {
-            let whole = Sweep(grid: grid, metric: metric, shard: nil, strategy: "rsi", options: ["--strategy", "rsi"], source: SweepDataSource(), jobs: jobs)
+            let whole = Sweep(grid: grid, metric: metric, shard: nil, strategy: "rsi", options: ["--strategy", "rsi"], source: BacktestDataSource(), jobs: jobs)
                 .output(rows: rows, market: market)
             for n in [1, 2, 5] {
                 var shards: [(file: String, output: SweepOutput)] = []
                 for k in 1...n {
                     let shard = try SweepShard(parsing: "\(k)/\(n)")
                     let mine = rows.filter { shard.contains($0.index) }
-                    let out = Sweep(grid: grid, metric: metric, shard: shard, strategy: "rsi", options: ["--strategy", "rsi"], source: SweepDataSource(), jobs: [])
+                    let out = Sweep(grid: grid, metric: metric, shard: shard, strategy: "rsi", options: ["--strategy", "rsi"], source: BacktestDataSource(), jobs: [])
                         .output(rows: mine, market: market)
                     // Through the JSON form, as files are.
                     shards.append(("s\(k).json", try SweepOutput.read(json: try out.json(), file: "s\(k).json")))
@@ -227,7 +227,7 @@ struct SweepRunTests {
         let rows = try SweepRunner(threads: 1).run(Self.rsiJobs(grid), on: market)
         func shard(_ k: Int, _ n: Int, grid g: SweepGrid = grid, options: [String] = []) throws -> (file: String, output: SweepOutput) {
             let s = try SweepShard(parsing: "\(k)/\(n)")
-            let out = Sweep(grid: g, metric: .sharpe, shard: s, strategy: "rsi", options: options, source: SweepDataSource(), jobs: [])
+            let out = Sweep(grid: g, metric: .sharpe, shard: s, strategy: "rsi", options: options, source: BacktestDataSource(), jobs: [])
                 .output(rows: rows.filter { s.contains($0.index) }, market: market)
             return ("\(k)of\(n).json", out)
         }
@@ -279,7 +279,7 @@ struct WalkForwardTests {
         let market = try randomMarket(symbols: 2, bars: 400, seed: 22)
         let grid = try SweepGrid.parse("rsi-period=5,10;rsi-lower=25,35;rsi-upper=70")
         let jobs = SweepRunTests.rsiJobs(grid)
-        let sweep = Sweep(grid: grid, metric: .totalReturn, shard: nil, strategy: "rsi", options: [], source: SweepDataSource(), jobs: jobs)
+        let sweep = Sweep(grid: grid, metric: .totalReturn, shard: nil, strategy: "rsi", options: [], source: BacktestDataSource(), jobs: jobs)
         let out = try sweep.runWalkForward(try WalkForwardSpec(parsing: "150:60"), on: market, runner: SweepRunner(threads: 2))
         let wf = try #require(out.walkForward)
         #expect(wf.windows.count == 5)  // 150 + 60k < 400: k = 0…4
@@ -307,7 +307,7 @@ struct SweepReportTests {
     @Test func heatmapCellsHoldTheMetric() throws {
         let market = try randomMarket(symbols: 2, bars: 250, seed: 31)
         let grid = try SweepGrid.parse("rsi-period=4,8,12;rsi-lower=20,30;rsi-upper=65,75")
-        let out = try Sweep(grid: grid, metric: .totalReturn, shard: nil, strategy: "rsi", options: [], source: SweepDataSource(), jobs: SweepRunTests.rsiJobs(grid))
+        let out = try Sweep(grid: grid, metric: .totalReturn, shard: nil, strategy: "rsi", options: [], source: BacktestDataSource(), jobs: SweepRunTests.rsiJobs(grid))
             .run(on: market, runner: SweepRunner(threads: 2))
         let html = try SweepReport.html(out, heatmap: ("rsi-lower", "rsi-period"))
         let cells = try HeatmapCells.parse(html)
