@@ -61,9 +61,7 @@ public struct RSIStrategy: Strategy {
 
     public var name: String { "rsi" }
 
-    public var settings: [(key: String, value: String)] {
-        [("rsi.period", String(period)), ("rsi.lower", lower.description), ("rsi.upper", upper.description)]
-    }
+    public var settings: [(key: String, value: String)] { StrategySpec.rsi(period: period, lower: lower, upper: upper).settings }
 
     /// Computes the RSI of every symbol, in parallel over symbols.
     public mutating func prepare(market: Market) throws -> StrategyPreparation {
@@ -164,10 +162,7 @@ public struct DollarCostAveragingStrategy: Strategy {
 
     public var name: String { "dca" }
 
-    public var settings: [(key: String, value: String)] {
-        [("dca.amount", amount.description), ("dca.every", period.rawValue),
-         ("dca.symbols", symbols?.joined(separator: ",") ?? "(all)")]
-    }
+    public var settings: [(key: String, value: String)] { StrategySpec.dca(amount: amount, every: period, symbols: symbols).settings }
 
     /// Sets up the per-symbol state for `names` (the market's symbols, in order).
     ///

@@ -11,56 +11,48 @@ public struct StrategySpec: Sendable, Equatable, CustomStringConvertible {
     /// The registered name (`sentio`, `rsi`, `buy-and-hold`, `dca`, or a name a program registered).
     public var name: String
     /// The parameters, in the strategy's order.
-    public var settings: [StrategySetting]
+    public var settings: [(key: String, value: String)]
 
-    public init(name: String, settings: [StrategySetting] = []) {
+    public init(name: String, settings: [(key: String, value: String)] = []) {
         self.name = name
         self.settings = settings
     }
 
     /// The spec of `strategy`: its name and settings.
     public init(_ strategy: some Strategy) {
-        self.init(name: strategy.name, settings: strategy.settings.map { StrategySetting(key: $0.key, value: $0.value) })
+        self.init(name: strategy.name, settings: strategy.settings)
     }
 
     /// The value of setting `key`, or `nil`.
     public subscript(key: String) -> String? { settings.first { $0.key == key }?.value }
+
+    public static func == (a: StrategySpec, b: StrategySpec) -> Bool {
+        a.name == b.name && a.settings.elementsEqual(b.settings) { $0.key == $1.key && $0.value == $1.value }
+    }
 
     /// The Sentio signal model (the session's or the backtest's model): BUY opens, SELL closes.
     public static let sentio = StrategySpec(name: "sentio")
     /// Buy every symbol at its first bar and hold.
     public static let buyAndHold = StrategySpec(BuyAndHoldStrategy())
     /// RSI mean reversion: buy when RSI(`period`) < `lower`, sell when it is > `upper` (``RSIStrategy``).
+    /// (Any values: the registry checks them when it builds the strategy.)
     public static func rsi(period: Int, lower: Double, upper: Double) -> StrategySpec {
         StrategySpec(name: "rsi", settings: [
-            StrategySetting(key: "rsi.period", value: String(period)),
-            StrategySetting(key: "rsi.lower", value: lower.description),
-            StrategySetting(key: "rsi.upper", value: upper.description),
+            ("rsi.period", String(period)), ("rsi.lower", lower.description), ("rsi.upper", upper.description),
         ])
     }
     /// Deposit `amount / n` and buy each of the `n` invested symbols at its first bar of every period;
     /// `symbols == nil`: every symbol (``DollarCostAveragingStrategy``).
     public static func dca(amount: Double, every period: ContributionPeriod, symbols: [String]? = nil) -> StrategySpec {
         StrategySpec(name: "dca", settings: [
-            StrategySetting(key: "dca.amount", value: amount.description),
-            StrategySetting(key: "dca.every", value: period.rawValue),
-            StrategySetting(key: "dca.symbols", value: symbols?.joined(separator: ",") ?? "(all)"),
+            ("dca.amount", amount.description), ("dca.every", period.rawValue),
+            ("dca.symbols", symbols?.joined(separator: ",") ?? "(all)"),
         ])
     }
 
     /// `name` then `key=value` for each setting.
     public var description: String {
         ([name] + settings.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
-    }
-}
-
-/// One parameter of a ``StrategySpec``.
-public struct StrategySetting: Sendable, Equatable {
-    public var key: String
-    public var value: String
-    public init(key: String, value: String) {
-        self.key = key
-        self.value = value
     }
 }
 

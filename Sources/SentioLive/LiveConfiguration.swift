@@ -65,7 +65,7 @@ public struct LiveConfiguration: Sendable, Equatable {
     /// values are).
     public var settings: [(key: String, value: String)] {
         var out: [(String, String)] = [("strategy", strategy.name)]
-        out += strategy.settings.map { ($0.key, $0.value) }
+        out += strategy.settings.map { ($0.key, $0.value) as (String, String) }
         let b = backtest
         out += [
             ("initialCapital", b.initialCapital.description), ("fill", b.fill.rawValue),
@@ -194,7 +194,7 @@ extension LiveConfiguration: Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .settings, in: c, debugDescription: "unknown strategy \(name) (register it in StrategyRegistry.shared first)")
         }
-        let strategy = StrategySpec(name: name, settings: try descriptor.settingKeys.map { StrategySetting(key: $0, value: try text($0)) })
+        let strategy = StrategySpec(name: name, settings: try descriptor.settingKeys.map { ($0, try text($0)) })
         guard let fill = FillTiming(rawValue: try text("fill")),
               let reference = StopReference(rawValue: try text("stopReference")) else {
             throw DecodingError.dataCorruptedError(forKey: .settings, in: c, debugDescription: "unknown fill or stop reference")

@@ -4,39 +4,21 @@ import SentioCore
 import SentioData
 import SentioSignals
 
-/// One bar as a live feed delivers it.
-public struct LiveBar: Sendable, Hashable, Codable {
-    public var symbol: String
-    /// UTC epoch seconds.
-    public var timestamp: Int64
-    public var open: Double
-    public var high: Double
-    public var low: Double
-    public var close: Double
-    public var volume: Double
+/// One bar as a live feed delivers it: SentioData's `FeedBar` (the symbol and its bar), the type the NDJSON feed
+/// reader and the followed CSV directories produce.
+public typealias LiveBar = FeedBar
 
+
+extension FeedBar {
     public init(symbol: String, timestamp: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double) {
-        self.symbol = symbol
-        self.timestamp = timestamp
-        self.open = open
-        self.high = high
-        self.low = low
-        self.close = close
-        self.volume = volume
+        self.init(symbol: symbol, bar: Bar(timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume))
     }
-
-    public init(symbol: String, bar: Bar) {
-        self.init(symbol: symbol, timestamp: bar.timestamp, open: bar.open, high: bar.high, low: bar.low,
-                  close: bar.close, volume: bar.volume)
-    }
-
-    /// The bar without its symbol.
-    public var bar: Bar { Bar(timestamp: timestamp, open: open, high: high, low: low, close: close, volume: volume) }
 
     /// The first rule of the OHLCV reader (SentioData's `OHLCVReader`) that the bar breaks, as
     /// `(field, message)`, or `nil`: every price finite and > 0, volume finite and ≥ 0, `high ≥ low`,
     /// `high ≥ max(open, close)`, `low ≤ min(open, close)`.
     public var validationProblem: (field: String, message: String)? {
+        let (open, high, low, close, volume) = (bar.open, bar.high, bar.low, bar.close, bar.volume)
         // The common case without building anything.
         if open.isFinite && open > 0 && high.isFinite && high > 0 && low.isFinite && low > 0 && close.isFinite
             && close > 0 && volume.isFinite && volume >= 0 && high >= low && high >= Swift.max(open, close)
@@ -63,7 +45,7 @@ public enum LiveBarRejection: Sendable, Equatable, CustomStringConvertible {
     /// The timestamp is older than the step being collected (or, with no step pending, not after the last
     /// completed step), and the bar is not the symbol's last accepted bar.
     case late(currentStep: Int64)
-    /// The bar breaks the OHLCV reader's rules (``LiveBar/validationProblem``): `field` is `open`, `high`,
+    /// The bar breaks the OHLCV reader's rules (`LiveBar.validationProblem`): `field` is `open`, `high`,
     /// `low`, `close` or `volume`.
     case invalid(field: String, message: String)
     /// With the split check on (``LiveConfiguration/splitCheck``): the move from the symbol's previous accepted bar
@@ -100,7 +82,7 @@ public enum LiveBarRejection: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .unknownSymbol: "the symbol is not in the session's universe"
         case .conflicting(let e):
-            "a different bar of this symbol and time was already accepted (open \(e.open), high \(e.high), low \(e.low), close \(e.close), volume \(e.volume))"
+            "a different bar of this symbol and time was already accepted (open \(e.bar.open), high \(e.bar.high), low \(e.bar.low), close \(e.bar.close), volume \(e.bar.volume))"
         case .late(let t): "older than the session's current step \(iso8601(epochSeconds: t))"
         case .invalid(_, let message): message
         case let .suspectedSplit(previous, ratio):
@@ -332,7 +314,7 @@ public final class LiveSession {
     public func process(_ bar: LiveBar) -> LiveIngestOutcome {
         guard let s = symbolIndex(bar.symbol) else { return reject(bar, .unknownSymbol) }
         if let (field, message) = bar.validationProblem { return reject(bar, .invalid(field: field, message: message)) }
-        let t = bar.timestamp
+        let t = bar.bar.timestamp
         var completed = 0
         var completesPending = false
         if let p = pendingTime {
@@ -394,10 +376,10 @@ public final class LiveSession {
     /// `suspectedSplit` rejection, or `nil` when the move does not look like a split or a scheduled split explains it.
     @inline(__always)
     private func splitRejection(_ s: Int, _ bar: LiveBar, previous: Bar) -> LiveBarRejection? {
-        guard let ratio = PriceAdjustment.suspectedSplitRatio(previousClose: previous.close, open: bar.open, close: bar.close)
+        guard let ratio = PriceAdjustment.suspectedSplitRatio(previousClose: previous.close, open: bar.bar.open, close: bar.bar.close)
         else { return nil }
         let explained = configuration.corporateActions[universe[s]]?.contains {
-            $0.shareMultiplier != 1 && $0.time > previous.timestamp && $0.time <= bar.timestamp
+            $0.shareMultiplier != 1 && $0.time > previous.timestamp && $0.time <= bar.bar.timestamp
         } ?? false
         return explained ? nil : .suspectedSplit(previous: previous, ratio: ratio)
     }
@@ -516,8 +498,8 @@ public final class LiveSession {
             var field: String?
             if case .invalid(let f, _) = reason { field = f }
             return .rejected(LiveRejection(
-                reason: .bar(reason.kind), message: "\(bar.symbol) bar at \(iso8601(epochSeconds: bar.timestamp)): \(reason)",
-                symbol: bar.symbol, timestamp: bar.timestamp, field: field))
+                reason: .bar(reason.kind), message: "\(bar.symbol) bar at \(iso8601(epochSeconds: bar.bar.timestamp)): \(reason)",
+                symbol: bar.symbol, timestamp: bar.bar.timestamp, field: field))
         }
     }
 

@@ -10,7 +10,7 @@ import SentioSignals
 /// the text such an option takes (`7`, `0.5`, `next-open`, `true`). Every combination is checked as a whole
 /// (``request(_:)``): a value that does not parse, a setting that does not apply to the strategy, a value out of
 /// range, or settings that contradict each other (`rsi-lower` ≥ `rsi-upper`, `fraction` without `sizing
-/// fraction`) is a ``SweepRequestError`` naming the combination.
+/// fraction`) is a ``SweepCombinationError`` naming the combination.
 ///
 /// ```swift
 /// let grid = try SweepGrid.parse("rsi-period=7,14;rsi-lower=20,30")
@@ -37,21 +37,21 @@ public struct SweepRequestBuilder: Sendable {
 
     /// Combination `index`'s request (the base with the combination's values), checked.
     ///
-    /// - Throws: ``SweepRequestError`` naming the combination and what is wrong with it.
-    public func request(_ index: Int) throws(SweepRequestError) -> BacktestRequest {
+    /// - Throws: ``SweepCombinationError`` naming the combination and what is wrong with it.
+    public func request(_ index: Int) throws(SweepCombinationError) -> BacktestRequest {
         let parameters = grid.combination(index)
         do {
             return try Self.request(base, parameters)
         } catch {
-            throw SweepRequestError(index: index, parameters: parameters, message: error.message)
+            throw SweepCombinationError(index: index, parameters: parameters, message: error.message, isInvalidRequest: true)
         }
     }
 
     /// The jobs of `shard` (every combination without one), ascending index. Every combination of the grid is
     /// checked, also in a shard, so that each shard of an invalid grid fails the same way.
     ///
-    /// - Throws: ``SweepRequestError`` for the first invalid combination.
-    public func jobs(shard: SweepShard?) throws(SweepRequestError) -> [SweepJob] {
+    /// - Throws: ``SweepCombinationError`` for the first invalid combination.
+    public func jobs(shard: SweepShard?) throws(SweepCombinationError) -> [SweepJob] {
         var jobs: [SweepJob] = []
         for index in 0..<grid.count {
             let request = try request(index)
@@ -118,7 +118,7 @@ public struct SweepRequestBuilder: Sendable {
         return nil
     }
 
-    /// What is wrong with a combination (``SweepRequestError`` adds which one).
+    /// What is wrong with a combination (``SweepCombinationError`` adds which one).
     struct SettingProblem: Error {
         var message: String
         init(_ message: String) { self.message = message }
@@ -204,22 +204,5 @@ public struct SweepRequestBuilder: Sendable {
             model("strong-confidence", double, number, \.strongConfidence),
             model("moderate-confidence", double, number, \.moderateConfidence),
         ]
-    }
-}
-
-/// An invalid combination of a grid; names it and says what is wrong.
-public struct SweepRequestError: UserInputError, Equatable {
-    public var index: Int
-    public var parameters: SweepParameters
-    public var message: String
-
-    public init(index: Int, parameters: SweepParameters, message: String) {
-        self.index = index
-        self.parameters = parameters
-        self.message = message
-    }
-
-    public var description: String {
-        "combination \(index) (\(parameters.values.map { "\($0.name)=\($0.value)" }.joined(separator: ", "))) is invalid: \(message)"
     }
 }

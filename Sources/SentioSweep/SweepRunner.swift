@@ -167,14 +167,18 @@ public struct SweepStatisticsError: UserInputError, Equatable {
     public var description: String { "backtest summary: \(message)" }
 }
 
-/// A combination whose backtest failed; names the combination.
-public struct SweepCombinationError: UserInputError {
+/// A combination that is invalid or whose backtest failed; names the combination.
+public struct SweepCombinationError: UserInputError, Equatable {
     public var index: Int
     public var parameters: SweepParameters
     public var message: String
+    /// Whether the combination's settings are invalid (found by ``SweepRequestBuilder`` before any run), rather
+    /// than its run failing.
+    public var isInvalidRequest = false
 
     public var description: String {
-        "combination \(index) (\(parameters.values.map { "\($0.name)=\($0.value)" }.joined(separator: ", "))): \(message)"
+        "combination \(index) (\(parameters.values.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")))"
+            + (isInvalidRequest ? " is invalid: " : ": ") + message
     }
 
     /// `error` naming `job` when it is a user-input error; other errors pass through (internal errors stay internal).

@@ -195,7 +195,7 @@ struct StrategyProtocolTests {
         }
         #expect(throws: BacktestError("DCA amount must be positive, got -1.0")) { try registry.make(.dca(amount: -1, every: .month)) }
         #expect(throws: BacktestError("strategy rsi: missing setting rsi.upper")) {
-            try registry.make(StrategySpec(name: "rsi", settings: [StrategySetting(key: "rsi.period", value: "3"), StrategySetting(key: "rsi.lower", value: "2")]))
+            try registry.make(StrategySpec(name: "rsi", settings: [("rsi.period", "3"), ("rsi.lower", "2")]))
         }
         #expect(throws: BacktestError("unknown strategy macd; registered: sentio, rsi, buy-and-hold, dca")) {
             try registry.make(StrategySpec(name: "macd"))

@@ -20,7 +20,7 @@ import Testing
         let session = try LiveSession(configuration: randomConfiguration(&rng, symbols: universe), universe: universe)
         var all: [LiveBar] = []
         for s in series { for i in 0..<s.count { all.append(LiveBar(symbol: s.symbol, bar: s[bar: i])) } }
-        all.sort { ($0.timestamp, $0.symbol) < ($1.timestamp, $1.symbol) }
+        all.sort { ($0.bar.timestamp, $0.symbol) < ($1.bar.timestamp, $1.symbol) }
         let fed = 5 + Int(rng.next() % UInt64(all.count - 5))
         for bar in all.prefix(fed) { _ = session.ingest(bar) }
         let accepted = Array(all.prefix(fed))
@@ -36,15 +36,15 @@ import Testing
                 let symbol = bar.symbol
                 bar = accepted.last { $0.symbol == symbol }!
                 switch rng.next() % 3 {
-                case 0: bar.volume += 1
-                case 1: bar.close = bar.close.nextUp; bar.high = max(bar.high, bar.close)
-                default: bar.low = bar.low.nextDown
+                case 0: bar.bar.volume += 1
+                case 1: bar.bar.close = bar.bar.close.nextUp; bar.bar.high = max(bar.bar.high, bar.bar.close)
+                default: bar.bar.low = bar.bar.low.nextDown
                 }
                 expectedCode = "conflicting-bar"
             case 1:
                 // Late: a timestamp before the current step that is not the symbol's latest bar.
                 let current = session.pendingStepTime ?? session.lastCompletedStepTime!
-                bar.timestamp = current - 1 - Int64(rng.next() % 1_000)
+                bar.bar.timestamp = current - 1 - Int64(rng.next() % 1_000)
                 expectedCode = "late-bar"
             case 2:
                 let fields = ["open", "high", "low", "close", "volume"]
@@ -52,13 +52,13 @@ import Testing
                 let bad: [Double] = field == "volume" ? [-1, .nan, .infinity] : [0, -3, .nan, .infinity, -.infinity]
                 let value = bad[Int(rng.next() % UInt64(bad.count))]
                 switch field {
-                case "open": bar.open = value
-                case "high": bar.high = value
-                case "low": bar.low = value
-                case "close": bar.close = value
-                default: bar.volume = value
+                case "open": bar.bar.open = value
+                case "high": bar.bar.high = value
+                case "low": bar.bar.low = value
+                case "close": bar.bar.close = value
+                default: bar.bar.volume = value
                 }
-                bar.timestamp += 86_400 * 1_000  // in the future: only the values are wrong
+                bar.bar.timestamp += 86_400 * 1_000  // in the future: only the values are wrong
                 expectedCode = "invalid-bar"
                 expectedField = field
             default:
@@ -82,13 +82,13 @@ import Testing
     @Test func structuralRulesNameTheField() {
         let ok = LiveBar(symbol: "A", timestamp: 0, open: 10, high: 12, low: 9, close: 11, volume: 5)
         #expect(ok.validationProblem == nil)
-        var b = ok; b.high = 8.5
+        var b = ok; b.bar.high = 8.5
         #expect(b.validationProblem?.field == "high")  // below low
-        b = ok; b.high = 10.5
+        b = ok; b.bar.high = 10.5
         #expect(b.validationProblem?.field == "high")  // below the close
-        b = ok; b.low = 10.5
+        b = ok; b.bar.low = 10.5
         #expect(b.validationProblem?.field == "low")  // above the open
-        b = ok; b.volume = -0.5
+        b = ok; b.bar.volume = -0.5
         #expect(b.validationProblem?.field == "volume")
     }
 }
@@ -119,7 +119,7 @@ import Testing
         #expect(session.ingest(bar("A", 2, 12)).isEmpty)
         let third = session.ingest(bar("A", 3, 13))
         #expect(third.map(\.type) == ["equity"])
-        #expect(session.completedSteps == 3 && session.pendingStepTime == bar("A", 3, 13).timestamp)
+        #expect(session.completedSteps == 3 && session.pendingStepTime == bar("A", 3, 13).bar.timestamp)
         #expect(session.closeStep().map(\.type) == ["equity"])
         #expect(session.closeStep().isEmpty)
         #expect(session.completedSteps == 4)

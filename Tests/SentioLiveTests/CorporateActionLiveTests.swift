@@ -103,7 +103,7 @@ struct CorporateActionLiveTests {
                         continue
                     }
                     if firstRejection[bar.symbol] == nil {
-                        firstRejection[bar.symbol] = (bar.timestamp, PriceAdjustment.name(ofRatio: ratio))
+                        firstRejection[bar.symbol] = (bar.bar.timestamp, PriceAdjustment.name(ofRatio: ratio))
                     }
                 }
             }
