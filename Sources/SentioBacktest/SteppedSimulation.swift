@@ -5,17 +5,20 @@ import SentioSignals
 /// What a ``SteppedSimulation`` runs at each bar: the Sentio signal model of every symbol (the signals a live
 /// session publishes, whatever its strategy) and the strategy in streaming form.
 ///
-/// The `sentio` strategy of the session's own model takes those signals instead of running the model a second
-/// time (`SignalStrategy.observe(symbol:signal:)`): the model is the costliest update of a live step. Any other
-/// strategy is held as `any Strategy` and fed each bar through its `observe(symbol:bar:)`.
+/// The `sentio` strategy of the session's own model decides from those signals instead of running the model a
+/// second time (the model is the costliest update of a live step): its decisions are `SignalStrategy`'s rule
+/// (`SignalStrategy.decision(_:isInvested:)`) applied to the session's latest signals. Any other strategy is held
+/// as `any Strategy` and fed each bar through its `observe(symbol:bar:)`.
 struct SessionDecider: Strategy {
     let name: String
     /// The Sentio signal model of every symbol.
     var signalStates: [SignalModelState]
     /// Each symbol's latest signal, `nil` before its first bar or when the model could not compute it.
     var latestSignals: [Signal?]
-    /// The session's `sentio` strategy (fed `latestSignals`), or `nil`.
-    var sentio: SignalStrategy?
+    /// Whether the strategy is the `sentio` strategy of the session's model (it decides from `signalDecisions`).
+    let decidesFromSignals: Bool
+    /// The decision of each symbol's latest signal (hold without one).
+    var signalDecisions: [SignalDecision]
     /// Any other strategy, or `nil`.
     var other: (any Strategy)?
 
@@ -24,17 +27,16 @@ struct SessionDecider: Strategy {
         try signalModel.validate()
         signalStates = symbols.map { SignalModelState(symbol: $0, config: signalModel) }
         latestSignals = Array(repeating: nil, count: symbols.count)
-        if var signals = strategy as? SignalStrategy, signals.model == signalModel {
-            try signals.start(symbols: symbols)
-            sentio = signals
+        signalDecisions = Array(repeating: SignalDecision(action: .hold), count: symbols.count)
+        if let signals = strategy as? SignalStrategy, signals.model == signalModel {
+            decidesFromSignals = true
         } else {
+            decidesFromSignals = false
             var strategy = strategy
             try strategy.start(symbols: symbols)
             other = strategy
         }
     }
-
-    var settings: [(key: String, value: String)] { sentio?.settings ?? other!.settings }
 
     mutating func start(symbols: [String]) throws {}
 
@@ -50,28 +52,28 @@ struct SessionDecider: Strategy {
             } else {
                 latestSignals[s] = try signalStates[s].update(bar)
             }
+            if decidesFromSignals { signalDecisions[s] = SignalDecision(latestSignals[s]!) }
         } catch {
             latestSignals[s] = nil
-            if sentio != nil { sentio!.observe(symbol: s, signal: nil) }
+            signalDecisions[s] = SignalDecision(action: .hold)
             throw error
         }
-        if sentio != nil { sentio!.observe(symbol: s, signal: latestSignals[s]) }
     }
 
     mutating func observe(symbol s: Int, bar: Bar) { try? observeBar(symbol: s, bar: bar) }
 
     @inline(__always)
     mutating func decide(_ context: DecisionContext) -> Decision {
-        if sentio != nil { return sentio!.decide(context) }
+        if decidesFromSignals { return SignalStrategy.decision(signalDecisions[context.symbol], isInvested: context.isInvested) }
         return other!.decide(context)
     }
 
     /// The strategy's state for a snapshot: the `sentio` strategy's is the signal model's (saved beside it).
-    func savedState() -> StrategyState? { sentio != nil ? StrategyState() : other!.savedState() }
+    func savedState() -> StrategyState? { decidesFromSignals ? StrategyState() : other!.savedState() }
 
     mutating func restore(_ state: StrategyState) throws {
-        if sentio != nil {
-            for s in latestSignals.indices { sentio!.observe(symbol: s, signal: latestSignals[s]) }
+        if decidesFromSignals {
+            signalDecisions = latestSignals.map { $0.map(SignalDecision.init) ?? SignalDecision(action: .hold) }
         } else {
             try other!.restore(state)
         }

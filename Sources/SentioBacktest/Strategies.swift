@@ -276,13 +276,6 @@ public struct SignalStrategy: Strategy {
         }
     }
 
-    /// The streaming form fed a signal computed elsewhere (a live session runs the model once, for its signal
-    /// events and for this strategy): `nil` when the model could not compute it.
-    @inline(__always)
-    mutating func observe(symbol s: Int, signal: Signal?) {
-        latest[s] = signal.map(SignalDecision.init) ?? SignalDecision(action: .hold)
-    }
-
     /// The streaming state: each symbol's model state and latest decision.
     private struct Saved: Codable {
         var states: [SignalModelState]
