@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Dependencies point one way, toward SentioCore:
-//   {SentioCLI, SentioServer} → SentioApplication → SentioAPI → engine modules (Live, Store, Reports, Backtest, Signals, Funds,
+//   {SentioCLI, SentioServer} → SentioApplication → SentioAPI → engine modules (Live, Sweep, Store, Reports, Backtest, Signals, Funds,
 //     Savings, Data, Indicators) → SentioCore → CSentioLinearAlgebra
 // SentioAPI holds the wire contracts and the one JSON encoder; SentioApplication the glue between the engine modules,
 // the store and the contracts (store adapters and import, bar selection, indicator output, saved runs, terminal
