@@ -23,6 +23,8 @@ public struct TACrossStrategy: Strategy {
     public let function: TAFunction
     public let line: Int
     public let reference: Reference
+    /// The function's lookback (`TAFunction.lookback` evaluates its rule on each call: computed once here).
+    private let lookback: Int
     private var values: [[IndicatorSeries]] = []
     /// Streaming form: each symbol's state, its outputs at the latest bar and at the one before (NaN where the
     /// function has no value), and whether an overflow stopped it.
@@ -40,6 +42,7 @@ public struct TACrossStrategy: Strategy {
         self.function = function
         self.line = line
         self.reference = reference
+        lookback = function.lookback
     }
 
     public var name: String { "ta-cross" }
@@ -76,7 +79,7 @@ public struct TACrossStrategy: Strategy {
 
     public mutating func decide(_ context: DecisionContext) -> Decision {
         // Both bars at or after the lookback (before it the batch series has no value).
-        guard context.bar >= 1 + function.lookback else { return .hold }
+        guard context.bar >= 1 + lookback else { return .hold }
         let lineNow: Double, lineBefore: Double, refNow: Double, refBefore: Double
         if streams.isEmpty {
             let outputs = values[context.symbol]
