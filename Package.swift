@@ -96,7 +96,7 @@ let package = Package(
             // Every module it imports.
             dependencies: [
                 "Sentio", "SentioAPI", "SentioApplication", "SentioLive", "SentioData", "SentioCore", "SentioCSV", "SentioSignals",
-                "SentioBacktest", "SentioFunds", "SentioStore",
+                "SentioBacktest", "SentioFunds", "SentioSavings", "SentioStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -26,6 +26,8 @@ public final class SentioHTTPServer: Sendable {
     let portalState: NIOLockedValueBox<FundPortal?>
     /// Accounts, tokens and resets; `nil`: the portal answers 401 (authenticated routes) or 503.
     let accounts: AccountService?
+    /// The family allowance app over the accounts' store; `nil` with no accounts.
+    public let allowance: AllowanceService?
     /// Whether the portal's events come from the store (uploads are saved there) rather than `--funds FILE`.
     let portalFromStore: Bool
     /// One events upload at a time.
@@ -61,6 +63,7 @@ public final class SentioHTTPServer: Sendable {
         engine = LiveEngine(backend: backend, hub: hub, metrics: metrics)
         portalState = NIOLockedValueBox(portal)
         self.accounts = accounts
+        allowance = accounts.map(AllowanceService.init(accounts:))
         self.portalFromStore = portalFromStore
         self.replay = replay
         self.follow = follow
@@ -130,6 +133,9 @@ public final class SentioHTTPServer: Sendable {
             .init(service: engineService), .init(service: app),
         ]
         services.append(.init(service: StepTicker(engine: engine, logger: logger), successTerminationBehavior: .ignore))
+        if let allowance {
+            services.append(.init(service: AllowanceRound(service: allowance, logger: logger), successTerminationBehavior: .ignore))
+        }
         if let replay {
             services.append(.init(service: ReplayService(feed: replay, engine: engine, logger: logger),
                                   successTerminationBehavior: .ignore))
