@@ -76,6 +76,14 @@ public struct TransactionRequest: Codable, Sendable {
     public var description: String
     /// Default: `Other`.
     public var category: String?
+
+    public init(childId: String, amount: Decimal, type: String, description: String, category: String? = nil) {
+        self.childId = childId
+        self.amount = amount
+        self.type = type
+        self.description = description
+        self.category = category
+    }
 }
 
 /// The spec's `Transaction`, plus `category`.

@@ -10,7 +10,7 @@ import SentioStore
 
 extension SentioHTTPServer {
     /// Adds the allowance app's routes under `/api/v1`: accounts (`auth/register`, `auth/login`, `children`,
-    /// `families/current`), the ledger (`transactions`, `transactions/children/{childId}`, `transactions/categories`,
+    /// `families/current`), the ledger (`transactions`, `transactions/children/{id}`, `transactions/categories`,
     /// `children/{id}/pay-allowance`), dashboards, analytics and goals; and its SignalR hub (`/hubs/family`).
     func addAllowanceRoutes(to routes: RouteTable) {
         let allowance = self.allowance, maxBody = options.maxBody
@@ -46,6 +46,7 @@ extension SentioHTTPServer {
             return d
         }
 
+        addFamilyHubRoutes(to: routes)
         let api = routes.group("api/v1")
         let member = api.group().add(middleware: AccountAuthenticator(accounts: accounts))
 
@@ -78,8 +79,9 @@ extension SentioHTTPServer {
             _ = try await asMember(context) { _, m in m.familyID }
             return saved(CategoriesResponse(categories: AllowanceService.categories))
         }
-        member.get("transactions/children/{childId}") { request, context in
-            let childID = try context.parameters.require("childId")
+        // `{id}`: the pattern is the metrics label; the OpenAPI document calls it `{childId}`.
+        member.get("transactions/children/{id}") { request, context in
+            let childID = try context.parameters.require("id")
             let page = try intQuery(request, "page", default: 1), size = try intQuery(request, "pageSize", default: 20)
             let category = query(request, "category")
             return saved(try await asMember(context) { s, m in
