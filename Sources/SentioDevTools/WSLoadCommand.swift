@@ -114,7 +114,10 @@ struct WSLoadCommand: ParsableCommand {
     }
 
     /// VmRSS of `--pid`, in kB.
-    func rss() -> Int? {
+    func rss() -> Int? { Self.rss(pid: pid) }
+
+    /// VmRSS of process `pid`, in kB.
+    static func rss(pid: Int32?) -> Int? {
         guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
@@ -223,8 +226,18 @@ final class FanoutReader: @unchecked Sendable {
     private var arrivals: [UInt64?]
     private var arrived = 0
     private var running = true
+    /// The clients whose arrivals the armed round waits for (`nil`: all).
+    private var expected: Set<Int>? = nil
+    private var strays = 0
 
-    init(endpoint: Endpoint, clients: Int) throws {
+    convenience init(endpoint: Endpoint, clients: Int) throws {
+        try self.init(endpoint: endpoint, paths: Array(repeating: "/ws/signals", count: clients))
+    }
+
+    /// One client per path (`/ws/signals`, `/hubs/family?access_token=…`); each sends `hello` (a masked text frame)
+    /// once upgraded, when given.
+    init(endpoint: Endpoint, paths: [String], hello: String? = nil) throws {
+        let clients = paths.count
         fds = []
         buffers = Array(repeating: [], count: clients)
         messageCounts = Array(repeating: 0, count: clients)
@@ -233,7 +246,7 @@ final class FanoutReader: @unchecked Sendable {
         for k in 0..<clients {
             let fd = try endpoint.connectSocket()
             let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-            try endpoint.sendAll(fd, Array(("GET /ws/signals HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\nUpgrade: websocket\r\n"
+            try endpoint.sendAll(fd, Array(("GET \(paths[k]) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\nUpgrade: websocket\r\n"
                 + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
             // The response head, byte by byte (what follows it is frames, kept for the reader).
             var head: [UInt8] = []
@@ -247,6 +260,7 @@ final class FanoutReader: @unchecked Sendable {
             guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
                 throw ValidationError("client \(k): upgrade refused: \(String(decoding: head.prefix(40), as: UTF8.self))")
             }
+            if let hello { try endpoint.sendAll(fd, Self.maskedTextFrame(hello)) }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
         }
@@ -254,21 +268,46 @@ final class FanoutReader: @unchecked Sendable {
 
     deinit { for p in fds { close(p.fd) } }
 
-    /// Starts a round: arrivals of text frames holding both `target` and `symbol` are recorded from now on.
-    func arm(target: String, symbol: String) {
+    /// A client's text frame (RFC 6455 §5.2: FIN, opcode 1, masked with a random key; payloads under 64 KiB).
+    static func maskedTextFrame(_ text: String) -> [UInt8] {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
+        let key = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        frame += key
+        for (i, b) in payload.enumerated() { frame.append(b ^ key[i % 4]) }
+        return frame
+    }
+
+    /// Starts a round: arrivals of text frames holding both `target` and `symbol` are recorded from now on, for the
+    /// clients of `only` (default: all; a matching frame at any other client counts as a stray).
+    func arm(target: String, symbol: String, only: Set<Int>? = nil) {
         lock.lock()
         self.target = Array(target.utf8)
         self.symbol = Array(symbol.utf8)
         for k in arrivals.indices { arrivals[k] = nil }
         arrived = 0
+        expected = only
         lock.unlock()
     }
 
-    /// Waits until every client got the round's message or `deadline` (monotonic ns); returns the arrival times.
+    /// Matching frames that reached clients outside the armed round's `only`, so far.
+    func strayCount() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return strays
+    }
+
+    /// Waits until every expected client got the round's message or `deadline` (monotonic ns); returns the arrival
+    /// times.
     func wait(until deadline: UInt64) -> [UInt64] {
         while true {
             lock.lock()
-            let done = arrived == arrivals.count
+            let done = arrived == (expected?.count ?? arrivals.count)
             lock.unlock()
             if done || monotonicNanoseconds() >= deadline { break }
             usleep(200)
@@ -348,8 +387,12 @@ final class FanoutReader: @unchecked Sendable {
             if opcode == 1 {
                 messageCounts[k] += 1
                 if !target.isEmpty, arrivals[k] == nil, contains(payload, target), contains(payload, symbol) {
-                    arrivals[k] = now
-                    arrived += 1
+                    if expected?.contains(k) ?? true {
+                        arrivals[k] = now
+                        arrived += 1
+                    } else {
+                        strays += 1
+                    }
                 }
             } else if opcode == 8 {
                 closed[k] = true

@@ -79,6 +79,13 @@ public struct AllowanceSpecMonthly: Codable, Equatable {
     public let earned: Decimal
     public let spent: Decimal
     public let net: Decimal
+
+    public init(month: String, earned: Decimal, spent: Decimal, net: Decimal) {
+        self.month = month
+        self.earned = earned
+        self.spent = spent
+        self.net = net
+    }
 }
 
 public struct AllowanceSpecChildDashboard: Codable {
@@ -110,6 +117,12 @@ public struct AllowanceSpecCategorySpending: Codable, Equatable {
     public let category: String
     public let amount: Decimal
     public let percentage: Decimal
+
+    public init(category: String, amount: Decimal, percentage: Decimal) {
+        self.category = category
+        self.amount = amount
+        self.percentage = percentage
+    }
 }
 
 public struct AllowanceSpecPeriod: Codable, Equatable {
@@ -122,6 +135,11 @@ public struct AllowanceSpecPeriod: Codable, Equatable {
 public struct AllowanceSpecBalancePoint: Codable, Equatable {
     public let date: String
     public let balance: Decimal
+
+    public init(date: String, balance: Decimal) {
+        self.date = date
+        self.balance = balance
+    }
 }
 
 public struct AllowanceSpecAnalytics: Codable {
@@ -144,6 +162,11 @@ public struct AllowanceSpecInsufficientFunds: Codable {
 public struct AllowanceSpecBalanceUpdate: Codable, Equatable {
     public let childId: UUID
     public let balance: Decimal
+
+    public init(childId: UUID, balance: Decimal) {
+        self.childId = childId
+        self.balance = balance
+    }
 }
 
 public enum AllowanceSpec {

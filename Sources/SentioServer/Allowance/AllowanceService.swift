@@ -398,6 +398,24 @@ public final class AllowanceService: Sendable {
         return out
     }
 
+    // MARK: Export
+
+    /// The store's allowance data as the CSV files `sentio allowance` reads (children, ledger in booking order,
+    /// goals), of one family or of all: the same rows give `sentio allowance` the server's balances.
+    public static func exportCSV(database: SentioDatabase, familyID: String? = nil) throws -> (children: String, ledger: String, goals: String) {
+        var children: [AllowanceChild] = [], entries: [LedgerEntry] = [], goals: [SavingsGoal] = []
+        for child in try database.allAllowanceChildren() where familyID == nil || child.familyID == familyID {
+            guard let user = try database.user(id: child.userID) else { continue }
+            children.append(savingsChild(child, user))
+            entries += try database.allowanceTransactions(childID: child.id).map(entry)
+            goals += try database.allowanceGoals(childID: child.id).map {
+                SavingsGoal(id: $0.id, childID: child.id, name: $0.name, targetAmount: SavingsMoney.decimal(cents: $0.targetCents),
+                            created: CivilDate(epochSeconds: $0.createdAt))
+            }
+        }
+        return (AllowanceChild.csv(children), LedgerEntry.csv(entries), SavingsGoal.csv(goals))
+    }
+
     // MARK: Weekly allowance
 
     /// `POST /api/v1/children/{id}/pay-allowance` (a parent): pays the week of the coming allowance day
