@@ -22,6 +22,10 @@ struct ServeCommand: ParsableCommand {
             (at least 32 bytes) and accounts in --db (`sentio users add|invite`); password-reset mail is written \
             to --mail-dir DIR as .eml files.
             The endpoints are described at GET /openapi.json; the dashboard is at /.
+            The family allowance app (/api/v1/auth, /children, /transactions, /dashboard, /goals, /analytics and the \
+            SignalR hub /hubs/family) needs SENTIO_JWT_SECRET; its data is in --db (`sentio allowance export`). With \
+            SENTIO_JWT_SECRET and no symbols (no --replay, --follow, --symbols or stored session), the apps' accounts \
+            are served without market data: the market endpoints answer 503.
             Bars arrive through POST /api/v1/bars, from --replay DIR (CSV files fed at --speed), or from --follow DIR \
             (SYMBOL.csv files whose appended rows are read every --poll-interval seconds; a last line without its \
             line feed waits until it is complete; a truncated or replaced file is read again from its start, its \

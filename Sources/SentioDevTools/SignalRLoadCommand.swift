@@ -23,33 +23,23 @@ struct SignalRLoadCommand: ParsableCommand {
         abstract: "SignalR load client: N hub connections over families' members; time from POSTing a transaction to the family's last TransactionCreated.",
         discussion: "The server needs SENTIO_JWT_SECRET (accounts on). Each round waits at most 10 s for its updates; a round some connection missed is reported.")
 
-    @Option(help: "The server's base URL, http://HOST:PORT.")
-    var url: String
+    @OptionGroup var load: LoadOptions
 
-    @Option(help: "Hub connections to open, spread over the families' members.")
-    var clients = 1000
-
-    @Option(help: "Families to register.")
+    @Option(help: "Families to register; the connections are spread over their members.")
     var families = 10
 
     @Option(help: "Children per family (each family also has its parent).")
     var children = 4
 
-    @Option(help: "Rounds: one transaction each, the families in turn.")
-    var steps = 50
-
-    @Option(help: ArgumentHelp("The server's process id, for its RSS (default: none, RSS not read).", valueName: "PID"))
-    var pid: Int32?
-
-    @Option(help: ArgumentHelp("Seconds between rounds.", valueName: "SECONDS"))
-    var interval = 0.1
+    var url: String { load.url }
+    var clients: Int { load.clients }
+    var steps: Int { load.steps }
+    var pid: Int32? { load.pid }
+    var interval: Double { load.interval }
 
     func validate() throws {
-        guard clients >= 1 && clients <= 10_000 else { throw ValidationError("--clients must be in 1...10000, got \(clients)") }
         guard families >= 1 && families <= clients else { throw ValidationError("--families must be in 1...clients, got \(families)") }
         guard children >= 1 && children <= 20 else { throw ValidationError("--children must be in 1...20, got \(children)") }
-        guard steps >= 1 else { throw ValidationError("--steps must be at least 1, got \(steps)") }
-        guard interval >= 0 && interval.isFinite else { throw ValidationError("--interval must be ≥ 0 seconds, got \(interval)") }
     }
 
     func json(_ body: String) throws -> [String: Any] {

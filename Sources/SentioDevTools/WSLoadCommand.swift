@@ -23,29 +23,16 @@ struct WSLoadCommand: ParsableCommand {
         abstract: "WebSocket load client: N clients on /ws/signals; time from POSTing a step to the last client's signal_update; server RSS.",
         discussion: "Needs SENTIO_INGEST_TOKEN (the server's). Each round waits at most 10 s for its updates; a round some client missed is reported.")
 
-    @Option(help: "The server's base URL, http://HOST:PORT.")
-    var url: String
-
-    @Option(help: "WebSocket clients to connect.")
-    var clients = 1000
-
-    @Option(help: "Rounds: steps POSTed one at a time.")
-    var steps = 50
+    @OptionGroup var load: LoadOptions
 
     @Option(help: "The symbol whose signal_update is timed.")
     var symbol = "TQQQ"
 
-    @Option(help: ArgumentHelp("The server's process id, for its RSS (default: none, RSS not read).", valueName: "PID"))
-    var pid: Int32?
-
-    @Option(help: ArgumentHelp("Seconds between rounds.", valueName: "SECONDS"))
-    var interval = 0.1
-
-    func validate() throws {
-        guard clients >= 1 && clients <= 10_000 else { throw ValidationError("--clients must be in 1...10000, got \(clients)") }
-        guard steps >= 1 else { throw ValidationError("--steps must be at least 1, got \(steps)") }
-        guard interval >= 0 && interval.isFinite else { throw ValidationError("--interval must be ≥ 0 seconds, got \(interval)") }
-    }
+    var url: String { load.url }
+    var clients: Int { load.clients }
+    var steps: Int { load.steps }
+    var pid: Int32? { load.pid }
+    var interval: Double { load.interval }
 
     func run() throws {
         guard let token = ProcessInfo.processInfo.environment["SENTIO_INGEST_TOKEN"], !token.isEmpty else {
@@ -128,6 +115,31 @@ struct WSLoadCommand: ParsableCommand {
     func parseTimestamp(_ text: String) -> Int64? {
         let formatter = ISO8601DateFormatter()
         return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) }
+    }
+}
+
+/// The options of the load clients (`ws-load`, `signalr-load`): the server, how many connections, rounds, the
+/// server's process for its RSS, the pause between rounds.
+struct LoadOptions: ParsableArguments {
+    @Option(help: "The server's base URL, http://HOST:PORT.")
+    var url: String
+
+    @Option(help: "Connections (WebSocket clients) to open.")
+    var clients = 1000
+
+    @Option(help: "Rounds: one update POSTed per round.")
+    var steps = 50
+
+    @Option(help: ArgumentHelp("The server's process id, for its RSS (default: none, RSS not read).", valueName: "PID"))
+    var pid: Int32?
+
+    @Option(help: ArgumentHelp("Seconds between rounds.", valueName: "SECONDS"))
+    var interval = 0.1
+
+    func validate() throws {
+        guard clients >= 1 && clients <= 10_000 else { throw ValidationError("--clients must be in 1...10000, got \(clients)") }
+        guard steps >= 1 else { throw ValidationError("--steps must be at least 1, got \(steps)") }
+        guard interval >= 0 && interval.isFinite else { throw ValidationError("--interval must be ≥ 0 seconds, got \(interval)") }
     }
 }
 

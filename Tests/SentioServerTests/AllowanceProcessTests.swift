@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
+import SentioCore
 import SentioContractDecoders
 import SentioServer
 import SentioStore
@@ -20,9 +22,9 @@ struct CLIAllowanceReport: Decodable {
     let children: [Child]
 }
 
-@Suite("Allowance app: the sentio process (no market data, SIGKILL during POSTs, export to `sentio allowance`)", .serialized)
+@Suite("Allowance app: the sentio process (no market data, SIGKILL during POSTs, export to sentio allowance)", .serialized)
 struct AllowanceProcessTests {
-    @Test("sentio serve without symbols serves the allowance app (market endpoints 503); a seeded SIGKILL during POST /api/v1/transactions leaves the ledger consistent and the retry with the same Idempotency-Key books once; the export gives `sentio allowance` the server's balances")
+    @Test("sentio serve without symbols serves the allowance app (market endpoints 503); a seeded SIGKILL during POST /api/v1/transactions leaves the ledger consistent and the retry with the same Idempotency-Key books once; the export gives sentio allowance the server's balances")
     func killDuringTransactionsAndExportParity() async throws {
         let directory = try temporaryDirectory("sentio-allowance-kill")
         let db = directory.appendingPathComponent("store.sqlite").path
@@ -41,7 +43,7 @@ struct AllowanceProcessTests {
             let line = text.split(separator: "\n").first { $0.hasPrefix("sentio serve: listening on http://") }!
             return (process, Int(line.split(separator: ":").last!)!)
         }
-        func call(_ port: Int, _ path: String, method: HTTPMethod = .POST, token: String? = nil, key: String? = nil, _ body: String? = nil) async throws -> (Int, String) {
+        @Sendable func call(_ port: Int, _ path: String, method: HTTPMethod = .POST, token: String? = nil, key: String? = nil, _ body: String? = nil) async throws -> (Int, String) {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
             request.method = method
             if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
@@ -73,7 +75,8 @@ struct AllowanceProcessTests {
             let amount = String(format: "%d.%02d", Int.random(in: 0...9, using: &rng), Int.random(in: 1...99, using: &rng))
             let request = #"{"childId":"\#(child)","amount":\#(amount),"type":"\#(debit ? "Debit" : "Credit")","description":"round \#(round)","category":"Toys"}"#
             let key = "kill-\(round)"
-            let pending = Task { try? await call(port, "/api/v1/transactions", token: token, key: key, request) }
+            let target = port
+            let pending = Task { try? await call(target, "/api/v1/transactions", token: token, key: key, request) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...400, using: &rng)))
             kill(process.processIdentifier, SIGKILL)
             await exited(process)

@@ -10,7 +10,7 @@ import SentioTestSupport
 import Testing
 
 /// The allowance app's calls through HTTP, each answer decoded by the spec's models (`AllowanceSpec`).
-struct AllowanceClient {
+struct AllowanceClient: Sendable {
     let h: ServerHarness
 
     func register(_ email: String, family: String = "Rivera", first: String = "Ana", last: String = "Rivera") async throws -> AllowanceSpecAuthResponse {
@@ -41,6 +41,19 @@ struct AllowanceClient {
         return try await h.request("/api/v1/transactions", method: .POST, headers: headers, body: """
             {"childId":"\(child.uuidString)","amount":\(amount),"type":"\(type)","description":"\(type) \(amount)","category":"\(category)"}
             """)
+    }
+
+    /// Two families: A (a parent, children a1 and a2) and B (a parent, child b1), and a1's token.
+    func twoFamilies(allowance: String = "5.00") async throws -> (
+        a: AllowanceSpecAuthResponse, b: AllowanceSpecAuthResponse, a1: AllowanceSpecChild, a2: AllowanceSpecChild,
+        b1: AllowanceSpecChild, a1Token: String
+    ) {
+        let a = try await register("a@example.com", family: "A")
+        let b = try await register("b@example.com", family: "B")
+        let a1 = try await addChild(a.token, "a1@example.com", allowance: allowance)
+        let a2 = try await addChild(a.token, "a2@example.com")
+        let b1 = try await addChild(b.token, "b1@example.com")
+        return (a, b, a1, a2, b1, try await login("a1@example.com").token)
     }
 
     func get<T: Decodable>(_ path: String, _ token: String, as: T.Type) async throws -> T {
@@ -172,13 +185,8 @@ struct AllowanceTests {
         let h = try await ServerHarness(preload: 0)
         defer { Task { try? await h.stop() } }
         let app = AllowanceClient(h: h)
-        let a = try await app.register("a@example.com", family: "A")
-        let b = try await app.register("b@example.com", family: "B")
-        let a1 = try await app.addChild(a.token, "a1@example.com")
-        let a2 = try await app.addChild(a.token, "a2@example.com")
-        let b1 = try await app.addChild(b.token, "b1@example.com")
+        let (a, b, a1, a2, b1, a1Token) = try await app.twoFamilies()
         #expect(try await app.transaction(a.token, child: a1.childId, amount: "10", type: "Credit").status == 201)
-        let a1Token = try await app.login("a1@example.com").token
         let goalReply = try await h.request("/api/v1/goals", method: .POST, headers: bearer(a.token),
                                             body: #"{"childId":"\#(a1.childId.uuidString)","name":"Kite","targetAmount":20}"#)
         let goal = try AllowanceSpec.decode(AllowanceSpecGoal.self, goalReply.body)
@@ -278,8 +286,9 @@ struct AllowanceTests {
         let p = try await app.register("p@example.com")
         let c = try await app.addChild(p.token, "c@example.com")
         #expect(try await app.transaction(p.token, child: c.childId, amount: "10", type: "Credit").status == 201)
+        let token = p.token, child = c.childId
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<24 { group.addTask { try await app.transaction(p.token, child: c.childId, amount: "1.00", type: "Debit").status } }
+            for _ in 0..<24 { group.addTask { try await app.transaction(token, child: child, amount: "1.00", type: "Debit").status } }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(statuses.filter { $0 == 201 }.count == 10)

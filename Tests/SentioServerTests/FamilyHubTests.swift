@@ -7,9 +7,9 @@ import SentioServer
 import SentioTestSupport
 import Testing
 
-/// The records of SignalR text messages (each JSON object without its 0x1E separator).
+/// The records of SignalR text messages (each JSON object without its 0x1E separator), pings left out.
 func signalRRecords(_ texts: [String]) -> [String] {
-    texts.flatMap { $0.split(separator: "\u{1E}").map(String.init) }
+    texts.flatMap { $0.split(separator: "\u{1E}").map(String.init) }.filter { $0 != "{\"type\":6}" }
 }
 
 /// A SignalR connection over a raw WebSocket (HummingbirdWSClient): sends `first` as its first message, records
@@ -49,7 +49,7 @@ func signalRPython() async throws -> URL {
             await exited(p)
             guard p.terminationStatus == 0 else { throw HarnessError("\(arguments.joined(separator: " ")) failed: \(p.terminationStatus)") }
         }
-        FileManager.default.createFile(atPath: marker.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: marker.path, contents: Data())
     }
     return python
 }
@@ -61,7 +61,7 @@ struct PythonHubClient {
 
     init(python: URL, url: String, token: String, negotiate: Bool, count: Int, directory: URL) throws {
         output = directory.appendingPathComponent("client-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: output.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: output.path, contents: Data())
         process = Process()
         process.executableURL = python
         process.arguments = [
@@ -95,11 +95,7 @@ struct FamilyHubTests {
         let h = try await ServerHarness(preload: 0)
         defer { Task { try? await h.stop() } }
         let app = AllowanceClient(h: h)
-        let a = try await app.register("a@example.com", family: "A")
-        let b = try await app.register("b@example.com", family: "B")
-        let a1 = try await app.addChild(a.token, "a1@example.com", allowance: "2.00")
-        let b1 = try await app.addChild(b.token, "b1@example.com")
-        let a1Token = try await app.login("a1@example.com").token
+        let (a, b, a1, _, b1, a1Token) = try await app.twoFamilies(allowance: "2.00")
         let ws = "ws://127.0.0.1:\(h.port)/hubs/family"
 
         // The child (token as the query parameter) and the other family's parent.
@@ -154,11 +150,7 @@ struct FamilyHubTests {
         let h = try await ServerHarness(preload: 0)
         defer { Task { try? await h.stop() } }
         let app = AllowanceClient(h: h)
-        let a = try await app.register("a@example.com", family: "A")
-        let b = try await app.register("b@example.com", family: "B")
-        let a1 = try await app.addChild(a.token, "a1@example.com")
-        let b1 = try await app.addChild(b.token, "b1@example.com")
-        let a1Token = try await app.login("a1@example.com").token
+        let (a, b, a1, _, b1, a1Token) = try await app.twoFamilies()
         let url = "http://127.0.0.1:\(h.port)/hubs/family"
         let clients = [
             try PythonHubClient(python: python, url: url, token: a.token, negotiate: true, count: 3, directory: h.directory),
