@@ -4,10 +4,20 @@ import Sentio
 import SentioApplication
 import SentioServer
 
+/// `sentio allowance`: the allowance ledger's report (the default subcommand) and the export of the app's store.
 struct AllowanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "allowance",
-        abstract: "Allowance ledger: balances, monthly earned/spent/net, spending by category and savings goals per child.",
+        abstract: "Allowance ledger: balances, monthly earned/spent/net, spending by category and savings goals per child; export of the allowance app's store.",
+        subcommands: [AllowanceReportCommand.self, AllowanceExportCommand.self],
+        defaultSubcommand: AllowanceReportCommand.self)
+}
+
+/// `sentio allowance [report]`: the report of ledger, children and goals CSV files.
+struct AllowanceReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Allowance ledger: balances, monthly earned/spent/net, spending by category and savings goals per child (the default subcommand: `sentio allowance LEDGER --children FILE`).",
         discussion: """
             LEDGER is a CSV `id,child_id,date,type,amount[,description,category,created_by]`: type credit or debit, amount > 0 with at most 2 decimal places, date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC); allowance payments are credits with category Allowance.
             --children is a CSV `child_id,first_name,last_name,weekly_allowance,allowance_day` (monday…sunday); --goals a CSV `id,child_id,name,target_amount,created`.
@@ -15,8 +25,7 @@ struct AllowanceCommand: ParsableCommand {
             Goal: current = balance capped at the target; weekly saving rate = (credits − debits) over the last 8 complete weeks before the as-of date ÷ 8 (the whole weeks available when the history is shorter, at least 1); estimated completion = as-of + ceil((target − current) ÷ rate) × 7 days, null when the rate ≤ 0; status achieved, onTrack or stalled.
             The full rules are in the SentioSavings documentation.
             `sentio allowance export --db STORE --out DIR` writes the allowance app's data of a store (children.csv, ledger.csv, goals.csv) in these formats.
-            """,
-        subcommands: [AllowanceExportCommand.self])
+            """)
 
     @Argument(help: ArgumentHelp("Ledger CSV: id,child_id,date,type,amount[,description,category,created_by].", valueName: "LEDGER"))
     var ledger: String

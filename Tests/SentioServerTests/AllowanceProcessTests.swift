@@ -77,7 +77,7 @@ struct AllowanceProcessTests {
             let key = "kill-\(round)"
             let target = port
             let pending = Task { try? await call(target, "/api/v1/transactions", token: token, key: key, request) }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...400, using: &rng)))
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...30_000, using: &rng)))
             kill(process.processIdentifier, SIGKILL)
             await exited(process)
             _ = await pending.value

@@ -134,6 +134,20 @@ struct FamilyHubTests {
         try await wrongTask.value
         let answer = try #require(signalRRecords(wrong.withLockedValue { $0 }).first)
         #expect(try jsonObject(answer)["error"] is String)
+        // A version the server does not speak: an error record.
+        let (v2, v2Task) = rawHubClient("\(ws)?access_token=\(a.token)", first: "{\"protocol\":\"json\",\"version\":2}\u{1E}", closeAfter: 99)
+        try await v2Task.value
+        #expect(try jsonObject(try #require(signalRRecords(v2.withLockedValue { $0 }).first))["error"] is String)
+        // Negotiate version 1: the connection token opens one connection, once.
+        let negotiated = try await h.request("/hubs/family/negotiate?negotiateVersion=1", method: .POST, headers: bearer(a.token))
+        #expect(negotiated.status == 200)
+        let negotiation = try jsonObject(negotiated.body)
+        let connectionToken = try #require(negotiation["connectionToken"] as? String)
+        #expect((negotiation["negotiateVersion"] as? NSNumber)?.intValue == 1 && negotiation["connectionId"] as? String != connectionToken)
+        let (viaToken, viaTokenTask) = rawHubClient("\(ws)?id=\(connectionToken)&access_token=\(a.token)", first: "{\"protocol\":\"json\",\"version\":1}\u{1E}", closeAfter: 1)
+        try await viaTokenTask.value
+        #expect(signalRRecords(viaToken.withLockedValue { $0 }) == ["{}"])
+        #expect(try await h.request("/hubs/family?id=\(connectionToken)", headers: bearer(a.token)).status == 404, "a token is used once")
         // No token, a bad token, an account of no family: no upgrade.
         for query in ["", "?access_token=bad", "?access_token=\(try await h.login(try h.addAccount("lp@example.com").email))"] {
             let (_, task) = rawHubClient(ws + query, first: "{\"protocol\":\"json\",\"version\":1}\u{1E}", closeAfter: 1)

@@ -17,7 +17,8 @@ import SentioStore
 /// - Every record is a JSON object followed by the record separator 0x1E; one WebSocket text message may hold
 ///   several records.
 /// - The client's first record is the handshake `{"protocol":"json","version":1}`; the server answers `{}` (or
-///   `{"error": …}` and closes, for another protocol or version).
+///   `{"error": …}` and closes, for another protocol or a version other than 1 or 0: like ASP.NET Core, which accepts
+///   versions up to its own, since some clients send their negotiate version there).
 /// - Then the server sends invocations `{"type":1,"target":…,"arguments":[…]}` (no `invocationId`: nothing is
 ///   awaited) and a ping `{"type":6}` every 15 seconds; the client's pings are read and ignored, its close
 ///   `{"type":7}` ends the connection, and an invocation of a hub method answers a completion with an error (the
@@ -127,7 +128,7 @@ final class FamilyHub: Sendable {
         return text.dropLast().split(separator: recordSeparator, omittingEmptySubsequences: false)
     }
 
-    /// The answer to the handshake record: `nil` when it is `{"protocol":"json","version":1}`, else the error.
+    /// The answer to the handshake record: `nil` when it is `{"protocol":"json","version":1}` (or 0), else the error.
     static func handshakeProblem(_ record: Substring) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: Any] else {
             return "the handshake is not a JSON object"
@@ -135,7 +136,11 @@ final class FamilyHub: Sendable {
         guard object["protocol"] as? String == "json" else {
             return "the protocol '\(object["protocol"].map { "\($0)" } ?? "")' is not supported: use json"
         }
-        guard (object["version"] as? NSNumber)?.intValue == 1 else { return "the json protocol version must be 1" }
+        // As ASP.NET Core's JSON hub protocol (version 1) accepts any version up to its own: clients that send the
+        // negotiate version there (signalrcore 1.0 sends 0) are served.
+        guard let version = (object["version"] as? NSNumber)?.intValue, (0...1).contains(version) else {
+            return "the json protocol version must be 1 (or 0)"
+        }
         return nil
     }
 
