@@ -29,9 +29,9 @@ extension SentioHTTPServer {
         @Sendable func saved(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
             jsonResponse(status, SavingsJSON.encode(value))
         }
+        /// A query parameter's value; an empty value is a value (a bad date, period or number is then 400).
         @Sendable func query(_ request: Request, _ name: String) -> String? {
-            guard let v = request.uri.queryParameters.get(name), !v.isEmpty else { return nil }
-            return v
+            request.uri.queryParameters.get(name).map { String($0) }
         }
         @Sendable func intQuery(_ request: Request, _ name: String, default value: Int) throws -> Int {
             guard let text = query(request, name) else { return value }

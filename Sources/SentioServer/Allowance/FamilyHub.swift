@@ -174,7 +174,11 @@ extension SentioHTTPServer {
 
         authenticated.post("negotiate") { request, context in
             _ = try await member(context)
-            let version = request.uri.queryParameters.get("negotiateVersion").flatMap { Int($0) } ?? 0
+            // The client's negotiate version (absent: 0); the answer is the lower of it and 1.
+            let given = request.uri.queryParameters.get("negotiateVersion").map { String($0) }
+            guard let version = given.map({ Int($0) }) ?? 0, version >= 0 else {
+                throw ServerError(status: .badRequest, message: "query parameter 'negotiateVersion': '\(given ?? "")' is not a version (0, 1, …)")
+            }
             let token = hub.issueToken()
             // Version 0 clients connect with the connection id; version 1 clients with the token.
             let body = NegotiateResponse(
