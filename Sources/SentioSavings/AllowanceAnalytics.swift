@@ -140,6 +140,15 @@ public enum AllowanceSchedule {
         AllowanceReport.nextAllowanceDate(day: day, asOf: date, lastPayment: nil)
     }
 
+    /// The next allowance day that will be paid: the first allowance day on or after `today` and after `start`
+    /// (the day the child was added) whose week is not in `paid` (days since 1970-01-01 of the weeks already paid,
+    /// early payments included).
+    public static func nextDue(day: AllowanceDay, after start: CivilDate, today: CivilDate, paid: Set<Int>) -> CivilDate {
+        var d = week(paidOn: CivilDate(daysSinceEpoch: max(today.daysSinceEpoch, start.daysSinceEpoch + 1)), day: day).daysSinceEpoch
+        while paid.contains(d) { d += 7 }
+        return CivilDate(daysSinceEpoch: d)
+    }
+
     /// The allowance days after `start` (excluded) up to `today` (included), oldest first.
     public static func dueDays(day: AllowanceDay, after start: CivilDate, through today: CivilDate) -> [CivilDate] {
         var d = week(paidOn: CivilDate(daysSinceEpoch: start.daysSinceEpoch + 1), day: day).daysSinceEpoch

@@ -137,7 +137,11 @@ struct AllowanceTests {
         #expect(own.recentTransactions.count == 3)
         let today = CivilDate(epochSeconds: Int64(h.clock.withLockedValue { $0 }.timeIntervalSince1970))
         #expect(own.monthly == AllowanceSpecMonthly(month: String(today.description.prefix(7)), earned: 20, spent: decimal("7.45"), net: decimal("12.55")))
-        #expect((0...7).contains(own.daysUntilAllowance))
+        // Leo was added today: his first allowance is the first Saturday after today.
+        let firstSaturday = AllowanceSchedule.nextDue(day: .saturday, after: today, today: today, paid: [])
+        #expect(firstSaturday > today && firstSaturday.weekday == 5 && firstSaturday.daysSinceEpoch - today.daysSinceEpoch <= 7)
+        #expect(Int64(own.nextAllowanceDate.timeIntervalSince1970) == firstSaturday.epochSeconds)
+        #expect(own.daysUntilAllowance == firstSaturday.daysSinceEpoch - today.daysSinceEpoch)
         let asParent = try await app.get("/api/v1/dashboard/child?childId=\(leo.childId.uuidString)", token, as: AllowanceSpecChildDashboard.self)
         #expect(asParent.child == own.child && asParent.nextAllowanceDate == own.nextAllowanceDate)
         let categories = try await app.get("/api/v1/transactions/categories", token, as: AllowanceSpecCategories.self)
@@ -334,6 +338,12 @@ struct AllowanceTests {
             #expect(paid.status == 201 && again.status == 200, "\(paid.body)")
         }
         #expect(try AllowanceSpec.decode(AllowanceSpecTransaction.self, paid.body) == (try AllowanceSpec.decode(AllowanceSpecTransaction.self, again.body)))
+        // The next allowance is the week after the one paid early (the schedule knows the paid weeks).
+        let after = try await app.get("/api/v1/dashboard/child?childId=\(c.childId.uuidString)", token, as: AllowanceSpecChildDashboard.self)
+        let nextDue = CivilDate(daysSinceEpoch: coming.daysSinceEpoch + 7)
+        #expect(Int64(after.nextAllowanceDate.timeIntervalSince1970) == nextDue.epochSeconds)
+        #expect(after.daysUntilAllowance == nextDue.daysSinceEpoch - today.daysSinceEpoch)
+        #expect(after.child.nextAllowanceDate == after.nextAllowanceDate)
         // The round does not pay the coming week again when its day arrives.
         h.advance(Double(coming.daysSinceEpoch - today.daysSinceEpoch) * 86_400 + 3600)
         #expect(try service.payDueAllowances() == 0)

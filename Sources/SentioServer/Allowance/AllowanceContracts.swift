@@ -52,7 +52,7 @@ public struct FamilyChild: Codable, Sendable, Equatable {
     public var weeklyAllowance: Decimal
     /// Midnight UTC of the day of the last allowance payment, or `null`.
     public var lastAllowanceDate: String?
-    /// Midnight UTC of the next allowance day.
+    /// Midnight UTC of the next allowance day that will be paid (after the weeks already paid).
     public var nextAllowanceDate: String?
     /// `Monday` … `Sunday`.
     public var allowanceDay: String
@@ -126,8 +126,9 @@ public struct ChildDashboardResponse: Codable, Sendable, Equatable {
     public var recentTransactions: [FamilyTransaction]
     /// The current month (UTC).
     public var monthly: MonthlySummary
-    /// Midnight UTC of the next allowance day.
+    /// Midnight UTC of the next allowance day that will be paid (after the weeks already paid).
     public var nextAllowanceDate: String
+    /// Days from today (UTC) to it: 0 to 13 (a week paid early moves it on by 7).
     public var daysUntilAllowance: Int
 }
 

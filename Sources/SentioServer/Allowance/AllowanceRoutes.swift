@@ -26,9 +26,6 @@ extension SentioHTTPServer {
             let user = try context.requireIdentity()
             return try await run { s in try work(s, try s.member(user)) }
         }
-        @Sendable func saved(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-            jsonResponse(status, SavingsJSON.encode(value))
-        }
         /// A query parameter's value; an empty value is a value (a bad date, period or number is then 400).
         @Sendable func query(_ request: Request, _ name: String) -> String? {
             request.uri.queryParameters.get(name).map { String($0) }
@@ -53,19 +50,19 @@ extension SentioHTTPServer {
         // Accounts.
         api.post("auth/register") { request, _ in
             let body = try await Self.jsonBody(request, as: FamilyRegisterRequest.self, maxBody: maxBody)
-            return saved(try await run { try $0.register(body) }, status: .created)
+            return Self.saved(try await run { try $0.register(body) }, status: .created)
         }
         api.post("auth/login") { request, context in
             let body = try await Self.jsonBody(request, as: LoginRequest.self, maxBody: maxBody)
             let ip = context.remoteAddress?.ipAddress ?? "unknown"
-            return saved(try await run { try $0.login(email: body.email, password: body.password, client: ip) })
+            return Self.saved(try await run { try $0.login(email: body.email, password: body.password, client: ip) })
         }
         member.post("children") { request, context in
             let body = try await Self.jsonBody(request, as: ChildRequest.self, maxBody: maxBody)
-            return saved(try await asMember(context) { s, m in try s.addChild(m, body) }, status: .created)
+            return Self.saved(try await asMember(context) { s, m in try s.addChild(m, body) }, status: .created)
         }
         member.get("families/current") { _, context in
-            saved(try await asMember(context) { s, m in try s.family(m) })
+            Self.saved(try await asMember(context) { s, m in try s.family(m) })
         }
 
         // Ledger.
@@ -77,30 +74,30 @@ extension SentioHTTPServer {
         }
         member.get("transactions/categories") { _, context in
             _ = try await asMember(context) { _, m in m.familyID }
-            return saved(CategoriesResponse(categories: AllowanceService.categories))
+            return Self.saved(CategoriesResponse(categories: AllowanceService.categories))
         }
         // `{id}`: the pattern is the metrics label; the OpenAPI document calls it `{childId}`.
         member.get("transactions/children/{id}") { request, context in
             let childID = try context.parameters.require("id")
             let page = try intQuery(request, "page", default: 1), size = try intQuery(request, "pageSize", default: 20)
             let category = query(request, "category")
-            return saved(try await asMember(context) { s, m in
+            return Self.saved(try await asMember(context) { s, m in
                 try s.transactions(m, childID: childID, page: page, pageSize: size, category: category)
             })
         }
         member.post("children/{id}/pay-allowance") { _, context in
             let childID = try context.parameters.require("id")
             let (tx, created) = try await asMember(context) { s, m in try s.payAllowance(m, childID: childID) }
-            return saved(tx, status: created ? .created : .ok)
+            return Self.saved(tx, status: created ? .created : .ok)
         }
 
         // Dashboards and analytics.
         member.get("dashboard/parent") { _, context in
-            saved(try await asMember(context) { s, m in try s.parentDashboard(m) })
+            Self.saved(try await asMember(context) { s, m in try s.parentDashboard(m) })
         }
         member.get("dashboard/child") { request, context in
             let childID = query(request, "childId")
-            return saved(try await asMember(context) { s, m in try s.childDashboard(m, childID: childID) })
+            return Self.saved(try await asMember(context) { s, m in try s.childDashboard(m, childID: childID) })
         }
         member.get("analytics/spending") { request, context in
             let childID = query(request, "childId")
@@ -109,23 +106,28 @@ extension SentioHTTPServer {
             guard let period = AnalyticsPeriod(rawValue: periodText) else {
                 throw ServerError(status: .badRequest, message: "query parameter 'period': '\(periodText)' is not week or month")
             }
-            return saved(try await asMember(context) { s, m in try s.analytics(m, childID: childID, from: from, to: to, period: period) })
+            return Self.saved(try await asMember(context) { s, m in try s.analytics(m, childID: childID, from: from, to: to, period: period) })
         }
 
         // Goals.
         member.get("goals") { request, context in
             let childID = query(request, "childId")
-            return saved(try await asMember(context) { s, m in try s.goals(m, childID: childID) })
+            return Self.saved(try await asMember(context) { s, m in try s.goals(m, childID: childID) })
         }
         member.post("goals") { request, context in
             let body = try await Self.jsonBody(request, as: GoalRequest.self, maxBody: maxBody)
-            return saved(try await asMember(context) { s, m in try s.addGoal(m, body) }, status: .created)
+            return Self.saved(try await asMember(context) { s, m in try s.addGoal(m, body) }, status: .created)
         }
         member.put("goals/{id}/progress") { request, context in
             let goalID = try context.parameters.require("id")
             let body = try await Self.jsonBody(request, as: GoalProgressRequest.self, maxBody: maxBody)
-            return saved(try await asMember(context) { s, m in try s.setGoalProgress(m, goalID: goalID, body) })
+            return Self.saved(try await asMember(context) { s, m in try s.setGoalProgress(m, goalID: goalID, body) })
         }
+    }
+
+    /// A JSON answer written by SentioSavings' `SavingsJSON` (money with two decimals, explicit `null`s).
+    static func saved(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        jsonResponse(status, SavingsJSON.encode(value))
     }
 
     /// An allowance or account error as its HTTP answer (an insufficient-funds refusal carries the balance).

@@ -180,19 +180,31 @@ public final class AllowanceService: Sendable {
         try AllowanceLedger(entries: rows.map(entry), children: [child], file: "store")
     }
 
-    /// The SentioSavings dashboard of one child as of today.
-    func dashboard(_ child: StoredAllowanceChild, _ user: StoredUser) throws -> ChildDashboard {
-        let savings = Self.savingsChild(child, user)
-        let ledger = try Self.ledger(savings, try database.allowanceTransactions(childID: child.id))
-        return try AllowanceReport(children: [savings], ledger: ledger, asOf: today).children[0]
+    /// A child as of today: SentioSavings' dashboard, and the next allowance day the server will pay
+    /// (`AllowanceSchedule.nextDue`: it knows the weeks already paid, early payments included, which the ledger's
+    /// `nextAllowanceDate` rule cannot).
+    struct Summary {
+        var dashboard: ChildDashboard
+        var nextAllowance: CivilDate
     }
 
-    func childBody(_ child: StoredAllowanceChild, _ user: StoredUser, _ d: ChildDashboard? = nil) throws -> FamilyChild {
-        let d = try d ?? dashboard(child, user)
+    func summary(_ child: StoredAllowanceChild, _ user: StoredUser) throws -> Summary {
+        let savings = Self.savingsChild(child, user)
+        let rows = try database.allowanceTransactions(childID: child.id)
+        let dashboard = try AllowanceReport(children: [savings], ledger: try Self.ledger(savings, rows), asOf: today).children[0]
+        let next = AllowanceSchedule.nextDue(
+            day: Self.day(child), after: CivilDate(epochSeconds: child.createdAt), today: today,
+            paid: Set(rows.compactMap { $0.allowanceWeek.map(Int.init) }))
+        return Summary(dashboard: dashboard, nextAllowance: next)
+    }
+
+    func childBody(_ child: StoredAllowanceChild, _ user: StoredUser, _ s: Summary? = nil) throws -> FamilyChild {
+        let s = try s ?? summary(child, user)
+        let d = s.dashboard
         return FamilyChild(
             childId: child.id, userId: user.id, firstName: user.firstName ?? "", lastName: user.lastName ?? "", email: user.email,
             currentBalance: d.currentBalance, weeklyAllowance: d.weeklyAllowance, lastAllowanceDate: d.lastAllowanceDate.map(Self.midnight),
-            nextAllowanceDate: Self.midnight(d.nextAllowanceDate), allowanceDay: Self.day(child).rawValue.capitalized)
+            nextAllowanceDate: Self.midnight(s.nextAllowance.description), allowanceDay: Self.day(child).rawValue.capitalized)
     }
 
     /// `YYYY-MM-DD` as midnight UTC, `YYYY-MM-DDT00:00:00Z`.
@@ -307,13 +319,14 @@ public final class AllowanceService: Sendable {
         if let childID { (child, user) = try visibleChild(m, childID) } else if m.role == .child { (child, user) = try ownChild(m) } else {
             throw AllowanceError.invalid("childId: a parent names the child (?childId=)")
         }
-        let d = try dashboard(child, user)
+        let s = try summary(child, user)
         let month = String(today.description.prefix(7))
-        let monthly = d.monthly.last.flatMap { $0.month == month ? $0 : nil } ?? MonthlySummary(month: month, earned: 0, spent: 0, net: 0)
+        let monthly = s.dashboard.monthly.last.flatMap { $0.month == month ? $0 : nil } ?? MonthlySummary(month: month, earned: 0, spent: 0, net: 0)
         return ChildDashboardResponse(
-            child: try childBody(child, user, d),
+            child: try childBody(child, user, s),
             recentTransactions: try database.recentAllowanceTransactions(childIDs: [child.id], limit: 10).map(Self.body),
-            monthly: monthly, nextAllowanceDate: Self.midnight(d.nextAllowanceDate), daysUntilAllowance: d.daysUntilAllowance)
+            monthly: monthly, nextAllowanceDate: Self.midnight(s.nextAllowance.description),
+            daysUntilAllowance: s.nextAllowance.daysSinceEpoch - today.daysSinceEpoch)
     }
 
     /// `GET /api/v1/analytics/spending`: SentioSavings' analytics of a child over `from`…`to` (default: the child's
