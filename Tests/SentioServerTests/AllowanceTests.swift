@@ -65,6 +65,15 @@ struct AllowanceClient: Sendable {
 
 func decimal(_ text: String) -> Decimal { Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))! }
 
+/// Blocking work off the test's task, on a thread of its own (the service's methods block on SQLite and bcrypt).
+enum SentioHTTPServerOffload {
+    static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+}
+
 @Suite("Allowance app: accounts, ledger, dashboards, goals, analytics, weekly allowance", .serialized)
 struct AllowanceTests {
     @Test("register → add child → transactions → dashboards → goals → analytics, every answer decoded by the spec's models")
@@ -348,6 +357,46 @@ struct AllowanceTests {
         h.advance(Double(coming.daysSinceEpoch - today.daysSinceEpoch) * 86_400 + 3600)
         #expect(try service.payDueAllowances() == 0)
         #expect(try h.database.allowanceTransactions(childID: c.childId.uuidString.lowercased()).compactMap(\.allowanceWeek).count == Set(due + [coming.daysSinceEpoch]).count)
+    }
+
+    @Test("racing pay-allowance clicks and allowance rounds pay a week exactly once")
+    func racingAllowancePayments() async throws {
+        let h = try await ServerHarness(preload: 0)
+        defer { Task { try? await h.stop() } }
+        let app = AllowanceClient(h: h)
+        let p = try await app.register("p@example.com")
+        let c = try await app.addChild(p.token, "c@example.com", allowance: "3.00", day: "Friday")
+        let service = try #require(h.server.allowance)
+        h.advance(15 * 86_400)  // two or three Fridays due
+        let token = try await app.login("p@example.com").token, child = c.childId.uuidString
+        let (statuses, rounds) = try await withThrowingTaskGroup(of: (Int?, Int?).self) { group in
+            for k in 0..<16 {
+                if k % 4 == 0 {
+                    group.addTask { (nil, try await SentioHTTPServerOffload.run { try service.payDueAllowances() }) }
+                } else {
+                    group.addTask {
+                        (try await h.request("/api/v1/children/\(child)/pay-allowance", method: .POST, headers: bearer(token)).status, nil)
+                    }
+                }
+            }
+            return try await group.reduce(into: ([Int](), [Int]())) { acc, r in
+                if let s = r.0 { acc.0.append(s) }
+                if let n = r.1 { acc.1.append(n) }
+            }
+        }
+        let rows = try h.database.allowanceTransactions(childID: child.lowercased())
+        let weeks = rows.compactMap(\.allowanceWeek)
+        #expect(weeks.count == Set(weeks).count, "no week paid twice")
+        let today = CivilDate(epochSeconds: Int64(h.clock.withLockedValue { $0 }.timeIntervalSince1970))
+        let start = CivilDate(epochSeconds: try #require(try h.database.allowanceChild(id: child.lowercased())).child.createdAt)
+        let due = AllowanceSchedule.dueDays(day: .friday, after: start, through: today).map { Int64($0.daysSinceEpoch) }
+        let coming = Int64(AllowanceSchedule.week(paidOn: today, day: .friday).daysSinceEpoch)
+        #expect(Set(weeks) == Set(due + [coming]))
+        // Each payment was reported as new exactly once: by one click (201; the other clicks got it, 200) or one round.
+        #expect(statuses.count == 12 && statuses.allSatisfy { $0 == 200 || $0 == 201 })
+        #expect(statuses.filter { $0 == 201 }.count + rounds.reduce(0, +) == Set(due + [coming]).count)
+        if !due.contains(coming) { #expect(statuses.filter { $0 == 201 }.count == 1) }
+        #expect(rows.last?.balanceAfterCents == Int64(weeks.count) * 300)
     }
 
     @Test("seeded interleavings of credits, debits and allowance days never overdraw and match an integer-cents oracle", arguments: [11, 12, 13])
