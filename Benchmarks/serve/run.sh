@@ -9,16 +9,18 @@
 #     2-core machine's other core to the server), one table row per level: requests/s and p99 of both, ratio.
 #  2. `sentio-dev ws-load`: CLIENTS WebSocket clients; per round one new step POSTed; time from just before the
 #     POST to the last client's signal_update (p50/p99 over rounds); server RSS before and with the clients.
+#  3. `sentio-dev signalr-load`: the SignalR variant on the allowance app's hub /hubs/family: CLIENTS hub connections
+#     over FAMILIES families' members; per round one transaction POSTed; time to the family's last TransactionCreated.
 # Usage: Benchmarks/serve/run.sh [RELEASE_BUILD_DIR]   (default .build/release;
 #        env: DURATION=10s CONNECTIONS=64 THREADS=2 SWEEP="8 16 32 64" SWEEP_THREADS=1 SWEEP_DURATION=5s
-#             CLIENTS=1000 ROUNDS=50; ROUNDS=0 skips the WebSocket part)
+#             CLIENTS=1000 ROUNDS=50 FAMILIES=10; ROUNDS=0 skips the WebSocket and SignalR parts)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN="${1:-.build/release}"
 SENTIO="$BIN/sentio"; SENTIO_DEV="$BIN/sentio-dev"
 DURATION="${DURATION:-10s}"; CONNECTIONS="${CONNECTIONS:-64}"; THREADS="${THREADS:-2}"
 SWEEP="${SWEEP:-8 16 32 64}"; SWEEP_THREADS="${SWEEP_THREADS:-1}"; SWEEP_DURATION="${SWEEP_DURATION:-5s}"
-CLIENTS="${CLIENTS:-1000}"; ROUNDS="${ROUNDS:-50}"
+CLIENTS="${CLIENTS:-1000}"; ROUNDS="${ROUNDS:-50}"; FAMILIES="${FAMILIES:-10}"
 WORK="$(mktemp -d)"
 PID=""; CPID=""
 cleanup() {
@@ -28,6 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 export SENTIO_INGEST_TOKEN=bench-token
+export SENTIO_JWT_SECRET=bench-jwt-secret-0123456789abcdef-0123
 "$SENTIO_DEV" ceiling --port 0 2>"$WORK/ceiling-stderr" &
 CPID=$!
 "$SENTIO" serve --db "$WORK/store.sqlite" --port 0 --replay Data/market --speed max --rate-limit 0 \
@@ -78,4 +81,6 @@ done
 # ROUNDS=0: the HTTP part only.
 [ "$ROUNDS" -gt 0 ] || exit 0
 timeout $((ROUNDS * 10 + 120)) "$SENTIO_DEV" ws-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --steps "$ROUNDS"
+echo "== server RSS at the end: $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"
+timeout $((ROUNDS * 10 + 300)) "$SENTIO_DEV" signalr-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --families "$FAMILIES" --steps "$ROUNDS"
 echo "== server RSS at the end: $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"

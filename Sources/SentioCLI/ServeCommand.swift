@@ -22,6 +22,10 @@ struct ServeCommand: ParsableCommand {
             (at least 32 bytes) and accounts in --db (`sentio users add|invite`); password-reset mail is written \
             to --mail-dir DIR as .eml files.
             The endpoints are described at GET /openapi.json; the dashboard is at /.
+            The family allowance app (/api/v1/auth, /children, /transactions, /dashboard, /goals, /analytics and the \
+            SignalR hub /hubs/family) needs SENTIO_JWT_SECRET; its data is in --db (`sentio allowance export`). With \
+            SENTIO_JWT_SECRET and no symbols (no --replay, --follow, --symbols or stored session), the apps' accounts \
+            are served without market data: the market endpoints answer 503.
             Bars arrive through POST /api/v1/bars, from --replay DIR (CSV files fed at --speed), or from --follow DIR \
             (SYMBOL.csv files whose appended rows are read every --poll-interval seconds; a last line without its \
             line feed waits until it is complete; a truncated or replaced file is read again from its start, its \
@@ -153,34 +157,26 @@ struct ServeCommand: ParsableCommand {
         if universe == nil, let feed { universe = feed.symbols }
         if universe == nil { universe = try JournaledLiveSession.storedSetup(in: database)?.universe }
         if universe == nil, let follow { universe = try FollowedDirectory.symbols(in: follow) }
-        guard let universe, !universe.isEmpty else {
-            throw UsageError("no symbol to serve: give --replay DIR, --follow DIR (with CSV files) or --symbols LIST to start a session in \(database.path)")
-        }
-        let request = try live.request
-        var configuration = LiveConfiguration(request: request, symbolCount: universe.count)
-        if let replayed {
-            configuration.corporateActions = MarketFileOptions.holdingAdjustments(replayed, actions: actions)
-            configuration.splitCheck = marketFile.adjust != .none
-            if let file = actions?.file {
-                try MarketFileOptions.refusePriceStrategyOnSplits(
-                    configuration.corporateActions, strategy: request.strategy, actionsFile: file,
-                    pricesState: "--adjust \(marketFile.adjust.rawValue)",
-                    advice: "use --adjust auto or splits with --actions \(file) (dividends still credited in cash)")
-            }
-        } else {
-            configuration = try marketFile.liveConfiguration(configuration, universe: universe, strategy: request.strategy)
-        }
-        let setup = LiveSessionSetup(configuration: configuration, universe: universe)
         if let mailDirectory {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: mailDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw UsageError("--mail-dir \(mailDirectory): no such directory")
             }
         }
+        let backend: any LiveBackend
+        if let universe, !universe.isEmpty {
+            backend = try marketBackend(database: database, universe: universe, replayed: replayed, actions: actions)
+        } else {
+            // The apps' account services only (no market data): the market endpoints answer 503.
+            guard options.jwtSecret != nil else {
+                throw UsageError("nothing to serve: give --replay DIR, --follow DIR (with CSV files) or --symbols LIST to start a session in \(database.path), or set SENTIO_JWT_SECRET to serve the apps' accounts without market data")
+            }
+            FileHandle.standardError.write(Data("sentio serve: no symbols: serving the apps' accounts without market data (market endpoints answer 503)\n".utf8))
+            backend = NoMarketBackend()
+        }
         let (portal, portalFromStore) = try loadPortal(database: database)
         let accounts = AccountService(
             database: database, secret: options.jwtSecret, outbox: mailDirectory.map { MailOutbox(directory: $0) })
-        let backend = try JournaledLiveBackend(database: database, setup: setup, reset: reset, stepTimeout: stepTimeout)
 
         var logger = Logger(label: "sentio.serve")
         logger.logLevel = .warning
@@ -207,6 +203,28 @@ struct ServeCommand: ParsableCommand {
         }
         done.wait()
         if let error = failure.get() { throw error }
+    }
+
+    /// The journaled live session of `universe` (with the replay's corporate actions when replaying).
+    func marketBackend(
+        database: SentioDatabase, universe: [String], replayed: [ReadResult]?, actions: CorporateActions?
+    ) throws -> any LiveBackend {
+        let request = try live.request
+        var configuration = LiveConfiguration(request: request, symbolCount: universe.count)
+        if let replayed {
+            configuration.corporateActions = MarketFileOptions.holdingAdjustments(replayed, actions: actions)
+            configuration.splitCheck = marketFile.adjust != .none
+            if let file = actions?.file {
+                try MarketFileOptions.refusePriceStrategyOnSplits(
+                    configuration.corporateActions, strategy: request.strategy, actionsFile: file,
+                    pricesState: "--adjust \(marketFile.adjust.rawValue)",
+                    advice: "use --adjust auto or splits with --actions \(file) (dividends still credited in cash)")
+            }
+        } else {
+            configuration = try marketFile.liveConfiguration(configuration, universe: universe, strategy: request.strategy)
+        }
+        let setup = LiveSessionSetup(configuration: configuration, universe: universe)
+        return try JournaledLiveBackend(database: database, setup: setup, reset: reset, stepTimeout: stepTimeout)
     }
 
     /// The LP portal's data: `--funds` (with `--fund-metadata`), else the fund events stored in `database` (saved

@@ -326,3 +326,12 @@ public struct CSVRecords: Sendable {
         return map
     }
 }
+
+/// Writing CSV: the inverse of the tokenizer for one cell.
+public enum CSVCell {
+    /// `text` as an RFC 4180 cell: quoted (inner quotes doubled) only when it holds `,`, `"`, CR or LF.
+    public static func quoted(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -23,29 +23,16 @@ struct WSLoadCommand: ParsableCommand {
         abstract: "WebSocket load client: N clients on /ws/signals; time from POSTing a step to the last client's signal_update; server RSS.",
         discussion: "Needs SENTIO_INGEST_TOKEN (the server's). Each round waits at most 10 s for its updates; a round some client missed is reported.")
 
-    @Option(help: "The server's base URL, http://HOST:PORT.")
-    var url: String
-
-    @Option(help: "WebSocket clients to connect.")
-    var clients = 1000
-
-    @Option(help: "Rounds: steps POSTed one at a time.")
-    var steps = 50
+    @OptionGroup var load: LoadOptions
 
     @Option(help: "The symbol whose signal_update is timed.")
     var symbol = "TQQQ"
 
-    @Option(help: ArgumentHelp("The server's process id, for its RSS (default: none, RSS not read).", valueName: "PID"))
-    var pid: Int32?
-
-    @Option(help: ArgumentHelp("Seconds between rounds.", valueName: "SECONDS"))
-    var interval = 0.1
-
-    func validate() throws {
-        guard clients >= 1 && clients <= 10_000 else { throw ValidationError("--clients must be in 1...10000, got \(clients)") }
-        guard steps >= 1 else { throw ValidationError("--steps must be at least 1, got \(steps)") }
-        guard interval >= 0 && interval.isFinite else { throw ValidationError("--interval must be ≥ 0 seconds, got \(interval)") }
-    }
+    var url: String { load.url }
+    var clients: Int { load.clients }
+    var steps: Int { load.steps }
+    var pid: Int32? { load.pid }
+    var interval: Double { load.interval }
 
     func run() throws {
         guard let token = ProcessInfo.processInfo.environment["SENTIO_INGEST_TOKEN"], !token.isEmpty else {
@@ -114,7 +101,10 @@ struct WSLoadCommand: ParsableCommand {
     }
 
     /// VmRSS of `--pid`, in kB.
-    func rss() -> Int? {
+    func rss() -> Int? { Self.rss(pid: pid) }
+
+    /// VmRSS of process `pid`, in kB.
+    static func rss(pid: Int32?) -> Int? {
         guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
@@ -125,6 +115,31 @@ struct WSLoadCommand: ParsableCommand {
     func parseTimestamp(_ text: String) -> Int64? {
         let formatter = ISO8601DateFormatter()
         return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) }
+    }
+}
+
+/// The options of the load clients (`ws-load`, `signalr-load`): the server, how many connections, rounds, the
+/// server's process for its RSS, the pause between rounds.
+struct LoadOptions: ParsableArguments {
+    @Option(help: "The server's base URL, http://HOST:PORT.")
+    var url: String
+
+    @Option(help: "Connections (WebSocket clients) to open.")
+    var clients = 1000
+
+    @Option(help: "Rounds: one update POSTed per round.")
+    var steps = 50
+
+    @Option(help: ArgumentHelp("The server's process id, for its RSS (default: none, RSS not read).", valueName: "PID"))
+    var pid: Int32?
+
+    @Option(help: ArgumentHelp("Seconds between rounds.", valueName: "SECONDS"))
+    var interval = 0.1
+
+    func validate() throws {
+        guard clients >= 1 && clients <= 10_000 else { throw ValidationError("--clients must be in 1...10000, got \(clients)") }
+        guard steps >= 1 else { throw ValidationError("--steps must be at least 1, got \(steps)") }
+        guard interval >= 0 && interval.isFinite else { throw ValidationError("--interval must be ≥ 0 seconds, got \(interval)") }
     }
 }
 
@@ -223,8 +238,18 @@ final class FanoutReader: @unchecked Sendable {
     private var arrivals: [UInt64?]
     private var arrived = 0
     private var running = true
+    /// The clients whose arrivals the armed round waits for (`nil`: all).
+    private var expected: Set<Int>? = nil
+    private var strays = 0
 
-    init(endpoint: Endpoint, clients: Int) throws {
+    convenience init(endpoint: Endpoint, clients: Int) throws {
+        try self.init(endpoint: endpoint, paths: Array(repeating: "/ws/signals", count: clients))
+    }
+
+    /// One client per path (`/ws/signals`, `/hubs/family?access_token=…`); each sends `hello` (a masked text frame)
+    /// once upgraded, when given.
+    init(endpoint: Endpoint, paths: [String], hello: String? = nil) throws {
+        let clients = paths.count
         fds = []
         buffers = Array(repeating: [], count: clients)
         messageCounts = Array(repeating: 0, count: clients)
@@ -233,7 +258,7 @@ final class FanoutReader: @unchecked Sendable {
         for k in 0..<clients {
             let fd = try endpoint.connectSocket()
             let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-            try endpoint.sendAll(fd, Array(("GET /ws/signals HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\nUpgrade: websocket\r\n"
+            try endpoint.sendAll(fd, Array(("GET \(paths[k]) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\nUpgrade: websocket\r\n"
                 + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
             // The response head, byte by byte (what follows it is frames, kept for the reader).
             var head: [UInt8] = []
@@ -247,6 +272,7 @@ final class FanoutReader: @unchecked Sendable {
             guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
                 throw ValidationError("client \(k): upgrade refused: \(String(decoding: head.prefix(40), as: UTF8.self))")
             }
+            if let hello { try endpoint.sendAll(fd, Self.maskedTextFrame(hello)) }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
         }
@@ -254,21 +280,46 @@ final class FanoutReader: @unchecked Sendable {
 
     deinit { for p in fds { close(p.fd) } }
 
-    /// Starts a round: arrivals of text frames holding both `target` and `symbol` are recorded from now on.
-    func arm(target: String, symbol: String) {
+    /// A client's text frame (RFC 6455 §5.2: FIN, opcode 1, masked with a random key; payloads under 64 KiB).
+    static func maskedTextFrame(_ text: String) -> [UInt8] {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
+        let key = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        frame += key
+        for (i, b) in payload.enumerated() { frame.append(b ^ key[i % 4]) }
+        return frame
+    }
+
+    /// Starts a round: arrivals of text frames holding both `target` and `symbol` are recorded from now on, for the
+    /// clients of `only` (default: all; a matching frame at any other client counts as a stray).
+    func arm(target: String, symbol: String, only: Set<Int>? = nil) {
         lock.lock()
         self.target = Array(target.utf8)
         self.symbol = Array(symbol.utf8)
         for k in arrivals.indices { arrivals[k] = nil }
         arrived = 0
+        expected = only
         lock.unlock()
     }
 
-    /// Waits until every client got the round's message or `deadline` (monotonic ns); returns the arrival times.
+    /// Matching frames that reached clients outside the armed round's `only`, so far.
+    func strayCount() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return strays
+    }
+
+    /// Waits until every expected client got the round's message or `deadline` (monotonic ns); returns the arrival
+    /// times.
     func wait(until deadline: UInt64) -> [UInt64] {
         while true {
             lock.lock()
-            let done = arrived == arrivals.count
+            let done = arrived == (expected?.count ?? arrivals.count)
             lock.unlock()
             if done || monotonicNanoseconds() >= deadline { break }
             usleep(200)
@@ -348,8 +399,12 @@ final class FanoutReader: @unchecked Sendable {
             if opcode == 1 {
                 messageCounts[k] += 1
                 if !target.isEmpty, arrivals[k] == nil, contains(payload, target), contains(payload, symbol) {
-                    arrivals[k] = now
-                    arrived += 1
+                    if expected?.contains(k) ?? true {
+                        arrivals[k] = now
+                        arrived += 1
+                    } else {
+                        strays += 1
+                    }
                 }
             } else if opcode == 8 {
                 closed[k] = true

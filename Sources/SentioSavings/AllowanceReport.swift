@@ -49,6 +49,13 @@ public struct MonthlySummary: Codable, Sendable, Equatable {
     public var spent: Decimal
     /// `earned − spent`.
     public var net: Decimal
+
+    public init(month: String, earned: Decimal, spent: Decimal, net: Decimal) {
+        self.month = month
+        self.earned = earned
+        self.spent = spent
+        self.net = net
+    }
 }
 
 /// The debits of one category.
@@ -165,22 +172,8 @@ extension AllowanceReport {
     /// Every month from the first row's month to the as-of month: credits, debits, net.
     static func monthly(_ rows: ArraySlice<LedgerPosting>, asOf: CivilDate) -> [MonthlySummary] {
         guard let first = rows.first?.entry.date else { return [] }
-        func index(_ d: CivilDate) -> Int { d.year * 12 + d.month - 1 }
-        let start = index(first)
-        var earned = [Decimal](repeating: 0, count: index(asOf) - start + 1)
-        var spent = earned
-        for row in rows {
-            let k = index(row.entry.date) - start
-            switch row.entry.type {
-            case .credit: earned[k] += row.entry.amount
-            case .debit: spent[k] += row.entry.amount
-            }
-        }
-        return earned.indices.map { k in
-            let total = start + k
-            let year = total / 12, month = total % 12 + 1
-            let label = CivilDate(year: year, month: month, day: 1)!.description.prefix(7)
-            return MonthlySummary(month: String(label), earned: earned[k], spent: spent[k], net: earned[k] - spent[k])
+        return periods(rows, from: first, to: asOf, period: .month).map {
+            MonthlySummary(month: $0.period, earned: $0.earned, spent: $0.spent, net: $0.net)
         }
     }
 

@@ -56,6 +56,16 @@ public enum SavingsMoney {
         return result
     }
 
+    /// The amount of `cents` whole cents, exactly.
+    public static func decimal(cents: Int64) -> Decimal { Decimal(cents) / 100 }
+
+    /// `value` in whole cents.
+    /// - Precondition: `value` has at most 2 decimal places and is at most ``maximum`` in magnitude.
+    public static func cents(_ value: Decimal) -> Int64 {
+        precondition(isWholeCents(value) && value.magnitude <= maximum, "\(value) is not an amount in whole cents")
+        return NSDecimalNumber(decimal: value * 100).int64Value
+    }
+
     /// Whether `value` has at most 2 decimal places.
     public static func isWholeCents(_ value: Decimal) -> Bool { rounded(value) == value }
 

@@ -214,7 +214,8 @@ extension SentioDatabase {
         }
     }
 
-    private static func insert(_ user: StoredUser, funds: [String], _ db: Database) throws {
+    /// Inserts an account and its funds (in the caller's transaction), refusing a taken email.
+    static func insert(_ user: StoredUser, funds: [String], _ db: Database) throws {
         if try StoredUser.filter(StoredUser.Columns.email.collating(.nocase) == user.email).fetchCount(db) > 0 {
             throw AccountStoreError.emailTaken(user.email)
         }

@@ -20,6 +20,12 @@ struct RouteMetricsTests {
         ["api", "auth", "callback", "credentials"], ["api", "invitations", "validate"], ["api", "register"],
         ["api", "user", "profile"], ["api", "auth", "request-password-reset"], ["api", "auth", "reset-password"],
         ["reset-password"], ["api", "admin", "invitations"], ["api", "admin", "funds", "*", "events"],
+        // The allowance app.
+        ["hubs", "family", "negotiate"], ["hubs", "family"], ["api", "v1", "auth", "register"], ["api", "v1", "auth", "login"],
+        ["api", "v1", "children"], ["api", "v1", "families", "current"], ["api", "v1", "transactions"],
+        ["api", "v1", "transactions", "categories"], ["api", "v1", "transactions", "children", "*"],
+        ["api", "v1", "children", "*", "pay-allowance"], ["api", "v1", "dashboard", "parent"], ["api", "v1", "dashboard", "child"],
+        ["api", "v1", "analytics", "spending"], ["api", "v1", "goals"], ["api", "v1", "goals", "*", "progress"],
     ]
 
     /// A pattern's metrics label (`/api/v1/symbols/{id}` style).

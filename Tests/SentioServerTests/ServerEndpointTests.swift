@@ -178,7 +178,12 @@ struct ServerEndpointTests {
                   "/api/v1/bars", "/ws/signals", "/api/dashboard", "/api/funds", "/api/funds/{id}", "/api/funds/{id}/documents",
                   "/api/crypto", "/healthz", "/metrics", "/openapi.json", "/", "/api/auth/callback/credentials",
                   "/api/invitations/validate", "/api/register", "/api/user/profile", "/api/auth/request-password-reset",
-                  "/api/auth/reset-password", "/reset-password", "/api/admin/invitations", "/api/admin/funds/{id}/events"] {
+                  "/api/auth/reset-password", "/reset-password", "/api/admin/invitations", "/api/admin/funds/{id}/events",
+                  "/api/v1/auth/register", "/api/v1/auth/login", "/api/v1/children", "/api/v1/families/current",
+                  "/api/v1/transactions", "/api/v1/transactions/categories", "/api/v1/transactions/children/{childId}",
+                  "/api/v1/children/{id}/pay-allowance", "/api/v1/dashboard/parent", "/api/v1/dashboard/child",
+                  "/api/v1/analytics/spending", "/api/v1/goals", "/api/v1/goals/{id}/progress", "/hubs/family/negotiate",
+                  "/hubs/family"] {
             #expect(paths[p] != nil, "\(p) undocumented")
         }
     }

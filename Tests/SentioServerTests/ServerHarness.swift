@@ -50,7 +50,7 @@ final class ServerHarness: @unchecked Sendable {
 
     init(
         preload: Int = 480, configure: (inout ServerOptions) -> Void = { _ in }, portal: FundPortal? = nil,
-        portalFromStore: Bool = false, follow: URL? = nil, hasher: PasswordHasher = ServerHarness.hasher
+        portalFromStore: Bool = false, follow: URL? = nil, hasher: PasswordHasher = ServerHarness.hasher, marketData: Bool = true
     ) async throws {
         directory = try temporaryDirectory("sentio-serve-tests")
         let database = try SentioDatabase(path: directory.appendingPathComponent("store.sqlite").path)
@@ -59,9 +59,15 @@ final class ServerHarness: @unchecked Sendable {
         try FileManager.default.createDirectory(at: mailDirectory, withIntermediateDirectories: true)
         let setup = LiveSessionSetup(
             configuration: LiveConfiguration(strategy: .sentio, backtest: BacktestConfiguration()), universe: testSymbols)
-        let backend = try JournaledLiveBackend(database: database, setup: setup, stepTimeout: 0)
-        let steps = try sampleSteps()
-        _ = try backend.ingest(Array(steps.prefix(preload).joined()))
+        let backend: any LiveBackend
+        if marketData {
+            let journaled = try JournaledLiveBackend(database: database, setup: setup, stepTimeout: 0)
+            let steps = try sampleSteps()
+            _ = try journaled.ingest(Array(steps.prefix(preload).joined()))
+            backend = journaled
+        } else {
+            backend = NoMarketBackend()
+        }
         var options = ServerOptions()
         options.port = 0
         options.rateLimit = 0

@@ -122,14 +122,21 @@ public final class AccountService: Sendable {
     public func addUser(
         email: String, role: AccountRole, funds: [String], password: String, firstName: String? = nil, lastName: String? = nil
     ) throws -> StoredUser {
+        let user = try newAccount(email: email, role: role, password: password, firstName: firstName, lastName: lastName)
+        try database.createUser(user, funds: try Self.checkedFunds(funds))
+        return user
+    }
+
+    /// A new account's record (not stored yet): the email normalized, the password checked and hashed (bcrypt), the
+    /// names checked; the one place accounts are made, for every app.
+    /// - Throws: ``AccountError/invalid(_:)`` for a bad email, a weak password or a bad name.
+    public func newAccount(email: String, role: AccountRole, password: String, firstName: String?, lastName: String?) throws -> StoredUser {
         guard let email = AccountRules.normalizedEmail(email) else { throw AccountError.invalid("'\(email)' is not an email address") }
         if let problem = AccountRules.passwordProblem(password, email: email) { throw AccountError.invalid(problem) }
-        let user = StoredUser(
+        return StoredUser(
             id: UUID().uuidString.lowercased(), email: email, firstName: try AccountRules.namePart(firstName, field: "firstName"),
             lastName: try AccountRules.namePart(lastName, field: "lastName"), role: role, passwordHash: hasher.hash(password),
             createdAt: Int64(now.timeIntervalSince1970))
-        try database.createUser(user, funds: try Self.checkedFunds(funds))
-        return user
     }
 
     static func checkedFunds(_ funds: [String]) throws(AccountError) -> [String] {

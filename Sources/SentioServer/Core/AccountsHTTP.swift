@@ -16,9 +16,13 @@ struct AccountsHTTP: Sendable {
         do { return try await SentioHTTPServer.offload { try work(accounts) } } catch { throw Self.serverError(error) }
     }
 
-    /// The account of the request's bearer token (401 otherwise).
-    func authorize(_ request: Request) async throws -> StoredUser {
-        guard let token = SentioHTTPServer.bearer(request), let accounts else {
+    /// The account of the request's bearer token (401 otherwise); with `queryToken`, a request without an
+    /// `Authorization` header may give the token as the `access_token` query parameter (WebSocket clients in browsers
+    /// cannot set headers; SignalR clients send it so).
+    func authorize(_ request: Request, queryToken: Bool = false) async throws -> StoredUser {
+        let given = SentioHTTPServer.bearer(request)
+            ?? (queryToken ? request.uri.queryParameters.get("access_token").flatMap { $0.isEmpty ? nil : String($0) } : nil)
+        guard let token = given, let accounts else {
             throw ServerError(status: .unauthorized, message: "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
         }
         do { return try await SentioHTTPServer.offload { try accounts.authenticate(token: token) } } catch { throw Self.serverError(error) }
@@ -53,9 +57,11 @@ struct AccountsHTTP: Sendable {
 struct AccountAuthenticator: AuthenticatorMiddleware {
     typealias Context = ServerContext
     let accounts: AccountsHTTP
+    /// Whether the token may also be the `access_token` query parameter (the SignalR hub's routes only).
+    var queryToken = false
 
     func authenticate(request: Request, context: ServerContext) async throws -> StoredUser? {
-        try await accounts.authorize(request)
+        try await accounts.authorize(request, queryToken: queryToken)
     }
 }
 

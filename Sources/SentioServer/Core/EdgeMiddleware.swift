@@ -51,8 +51,8 @@ struct EdgeMiddleware: RouterMiddleware {
         var response: Response
         if allowed != true, request.method == .options {
             response = Response(status: .noContent, headers: [
-                .accessControlAllowMethods: "GET, POST, OPTIONS",
-                .accessControlAllowHeaders: "Authorization, Content-Type, If-None-Match",
+                .accessControlAllowMethods: "GET, POST, PUT, OPTIONS",
+                .accessControlAllowHeaders: "Authorization, Content-Type, If-None-Match, Idempotency-Key",
                 .accessControlMaxAge: "600",
             ])
         } else if allowed == false, let route {
@@ -62,7 +62,7 @@ struct EdgeMiddleware: RouterMiddleware {
             do {
                 response = try await next(request, context)
             } catch let e as ServerError {
-                response = errorResponse(e.status, e.message, headers: e.headers)
+                response = e.body.map { jsonResponse(e.status, $0, headers: e.headers) } ?? errorResponse(e.status, e.message, headers: e.headers)
             } catch let e as HTTPError {
                 let message: String
                 switch e.status {

@@ -26,6 +26,10 @@ public final class SentioHTTPServer: Sendable {
     let portalState: NIOLockedValueBox<FundPortal?>
     /// Accounts, tokens and resets; `nil`: the portal answers 401 (authenticated routes) or 503.
     let accounts: AccountService?
+    /// The family allowance app over the accounts' store; `nil` with no accounts.
+    public let allowance: AllowanceService?
+    /// The allowance app's SignalR hub (`/hubs/family`).
+    let familyHub: FamilyHub
     /// Whether the portal's events come from the store (uploads are saved there) rather than `--funds FILE`.
     let portalFromStore: Bool
     /// One events upload at a time.
@@ -61,6 +65,11 @@ public final class SentioHTTPServer: Sendable {
         engine = LiveEngine(backend: backend, hub: hub, metrics: metrics)
         portalState = NIOLockedValueBox(portal)
         self.accounts = accounts
+        let allowance = accounts.map(AllowanceService.init(accounts:))
+        let familyHub = FamilyHub(capacity: options.webSocketBuffer)
+        allowance?.onEvent { familyHub.publish($0) }
+        self.allowance = allowance
+        self.familyHub = familyHub
         self.portalFromStore = portalFromStore
         self.replay = replay
         self.follow = follow
@@ -114,15 +123,16 @@ public final class SentioHTTPServer: Sendable {
                 await onReady(port)
             },
             logger: logger)
-        let hub = self.hub, engine = self.engine, logger = self.logger
+        let hub = self.hub, engine = self.engine, logger = self.logger, familyHub = self.familyHub
         // Shut down in reverse order: WebSockets (1001), replay, HTTP (finish in flight), engine (last commit).
         let engineService = LifecycleStep(name: "engine-commit") {
             do { try await engine.finish() } catch { logger.error("last commit failed: \(error)") }
         }
         let webSocketService = LifecycleStep(name: "websockets") {
             hub.shutdown()
+            familyHub.shutdown()
             // Give the handlers a moment to send their close frames.
-            for _ in 0..<50 where hub.clientCount > 0 || hub.activeHandlers > 0 {
+            for _ in 0..<50 where hub.clientCount > 0 || hub.activeHandlers > 0 || familyHub.activeHandlers > 0 {
                 try? await Task.sleep(for: .milliseconds(20))
             }
         }
@@ -130,6 +140,9 @@ public final class SentioHTTPServer: Sendable {
             .init(service: engineService), .init(service: app),
         ]
         services.append(.init(service: StepTicker(engine: engine, logger: logger), successTerminationBehavior: .ignore))
+        if let allowance {
+            services.append(.init(service: AllowanceRound(service: allowance, logger: logger), successTerminationBehavior: .ignore))
+        }
         if let replay {
             services.append(.init(service: ReplayService(feed: replay, engine: engine, logger: logger),
                                   successTerminationBehavior: .ignore))

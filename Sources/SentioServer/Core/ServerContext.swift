@@ -35,11 +35,13 @@ public struct APIErrorBody: Codable, Sendable, Equatable {
     public init(error: String) { self.error = error }
 }
 
-/// An error with its HTTP status and extra headers, answered as ``APIErrorBody``.
+/// An error with its HTTP status and extra headers, answered as ``APIErrorBody`` (or as `body`, a JSON text, when
+/// the answer carries more than the message).
 struct ServerError: Error {
     var status: HTTPResponse.Status
     var message: String
     var headers: HTTPFields = [:]
+    var body: String? = nil
 }
 
 /// One encoded GET body with its ETag, and the headers of its 200 response, built once: every response shares the
