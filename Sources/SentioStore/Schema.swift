@@ -23,6 +23,7 @@ enum Schema {
         ("v4-live-journal", 4, SentioDatabase.liveJournalSchema, nil),
         ("v5-sweeps", 5, SentioDatabase.sweepsSchema, nil),
         ("v6-accounts", 6, SentioDatabase.accountsSchema, nil),
+        ("v7-investing", 7, SentioDatabase.investingSchema, nil),
     ]
 
     /// The first schema version whose `bar_blocks` rows carry a checksum.
