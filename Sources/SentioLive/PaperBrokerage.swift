@@ -15,6 +15,8 @@ public struct PaperEvent: Sendable, Equatable {
         case orderCreated(StoredPaperOrder)
         case orderFilled(StoredPaperOrder)
         case orderRejected(StoredPaperOrder)
+        /// A pending order of a deleted schedule.
+        case orderCancelled(StoredPaperOrder)
         /// A position after a fill: `created` when it was flat before.
         case position(PaperPosition, created: Bool)
         case cashChanged(cashGBP: Double, rate: Double?)
@@ -232,17 +234,29 @@ public final class PaperBrokerage {
         return s
     }
 
-    /// Deactivates a schedule of the investor (its pending order, if any, still fills). Returns whether it existed.
+    /// Deactivates a schedule of the investor and cancels its pending order, if any (its reserved cash is freed).
+    /// Returns `nil` when the investor has no such active schedule, else the events (`order_cancelled`).
     /// - Throws: `StoreError`.
-    public func deleteSchedule(userID: String, id: String) throws -> Bool {
-        guard var s = schedules[id], s.userID == userID, s.active else { return false }
+    public func deleteSchedule(userID: String, id: String) throws -> [PaperEvent]? {
+        guard var s = schedules[id], s.userID == userID, s.active else { return nil }
         s.active = false
         var rows = InvestingRows()
         rows.schedules = [s]
+        let cancelled = (pending[s.symbol] ?? []).filter { $0.scheduleID == id }.map { o -> StoredPaperOrder in
+            var o = o
+            o.status = "canceled"
+            return o
+        }
+        rows.orders = cancelled
         try database.saveInvesting(rows)
         schedules[id] = s
         schedulesBySymbol[s.symbol]?.removeAll { $0 == id }
-        return true
+        pending[s.symbol]?.removeAll { $0.scheduleID == id }
+        for o in cancelled {
+            reserved[o.userID, default: 0] -= o.amountGBP
+            replace(o)
+        }
+        return cancelled.map { PaperEvent(userID: userID, kind: .orderCancelled($0)) }
     }
 
     /// Processes feed bars: GBPUSD bars set the day's rate; every other symbol's bar fills its pending orders,

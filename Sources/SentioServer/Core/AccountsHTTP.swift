@@ -16,14 +16,6 @@ struct AccountsHTTP: Sendable {
         do { return try await SentioHTTPServer.offload { try work(accounts) } } catch { throw Self.serverError(error) }
     }
 
-    /// The account of the request's bearer token (401 otherwise).
-    func authorize(_ request: Request) async throws -> StoredUser {
-        guard let token = SentioHTTPServer.bearer(request), let accounts else {
-            throw ServerError(status: .unauthorized, message: "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
-        }
-        do { return try await SentioHTTPServer.offload { try accounts.authenticate(token: token) } } catch { throw Self.serverError(error) }
-    }
-
     /// An account error as its HTTP answer.
     static func serverError(_ error: any Error) -> any Error {
         switch error {
@@ -46,16 +38,43 @@ struct AccountsHTTP: Sendable {
     }
 }
 
-/// The one authentication path of the apps with accounts (hummingbird-auth's `AuthenticatorMiddleware`): a route
-/// group behind it runs only for a request whose bearer token names an account, and its handlers read the account
-/// with `context.requireIdentity()`. A missing token is 401 with `WWW-Authenticate: Bearer`; an invalid, expired or
-/// revoked one is the account service's answer (401); accounts off is 401.
-struct AccountAuthenticator: AuthenticatorMiddleware {
-    typealias Context = ServerContext
-    let accounts: AccountsHTTP
+/// What turns a bearer token into the identity of a request: the LP portal's accounts (``AccountsHTTP``, its own
+/// HS256 tokens) or the investing app's Apple identity tokens (`AppleIdentityVerifier`). An invalid token throws the
+/// verifier's HTTP answer (401).
+protocol BearerTokenVerifier<Identity>: Sendable {
+    associatedtype Identity: Sendable
+    func identity(ofBearer token: String) async throws -> Identity
+}
 
-    func authenticate(request: Request, context: ServerContext) async throws -> StoredUser? {
-        try await accounts.authorize(request)
+/// The one authentication path of the apps with accounts (hummingbird-auth's `AuthenticatorMiddleware`): a route
+/// group behind it runs only for a request whose bearer token its verifier accepts, and its handlers read the
+/// identity with `context.requireIdentity()`. A missing token is 401 with `WWW-Authenticate: Bearer`; an invalid,
+/// expired or revoked one is the verifier's answer (401); accounts off is 401.
+struct BearerAuthenticator<Context: AuthRequestContext, Verifier: BearerTokenVerifier>: AuthenticatorMiddleware
+where Verifier.Identity == Context.Identity {
+    let verifier: Verifier
+
+    func authenticate(request: Request, context: Context) async throws -> Context.Identity? {
+        guard let token = SentioHTTPServer.bearer(request) else {
+            throw ServerError(status: .unauthorized, message: "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
+        }
+        return try await verifier.identity(ofBearer: token)
+    }
+}
+
+/// The LP portal's authenticator: portal accounts by their HS256 tokens.
+typealias AccountAuthenticator = BearerAuthenticator<ServerContext, AccountsHTTP>
+
+extension BearerAuthenticator where Verifier == AccountsHTTP {
+    init(accounts: AccountsHTTP) { self.init(verifier: accounts) }
+}
+
+extension AccountsHTTP: BearerTokenVerifier {
+    func identity(ofBearer token: String) async throws -> StoredUser {
+        guard let accounts else {
+            throw ServerError(status: .unauthorized, message: "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
+        }
+        do { return try await SentioHTTPServer.offload { try accounts.authenticate(token: token) } } catch { throw Self.serverError(error) }
     }
 }
 

@@ -17,6 +17,7 @@ extension SentioHTTPServer {
         addOperationsRoutes(to: table)
         addLiteRoutes(to: table)
         addPortalRoutes(to: table)
+        addInvestingRoutes(to: table)
 
         let routes = KnownRoutes(table, metrics: metrics)
         let router = Router(context: ServerContext.self)
