@@ -102,6 +102,9 @@ public final class PaperBrokerage {
     private var pending: [String: [StoredPaperOrder]] = [:]
     private var cash: [String: Double] = [:]
     private var reserved: [String: Double] = [:]
+    /// Each schedule's cash as the backtest's DCA account holds it: its placed amounts less what its fills spent
+    /// (the backtest deposits each contribution and buys with it; a purchase never spends more than that cash).
+    private var pots: [String: Double] = [:]
     private var holdings: [String: [String: PaperPosition]] = [:]
     private(set) var marks: [String: StoredFeedMark] = [:]
     private var rateDays: [Int] = []
@@ -130,6 +133,7 @@ public final class PaperBrokerage {
         for o in rows.orders {
             sequence = max(sequence, o.sequence)
             orders[o.userID, default: []].append(o)
+            if let id = o.scheduleID { pots[id, default: 0] += o.amountGBP }
             switch o.status {
             case "new":
                 pending[o.symbol, default: []].append(o)
@@ -313,6 +317,7 @@ public final class PaperBrokerage {
                     id: "\(s.id)-\(key)", userID: s.userID, scheduleID: s.id, symbol: s.symbol, side: "buy",
                     amountGBP: s.amountGBP, status: "new", placedAt: b.timestamp, sequence: sequence)
                 reserved[s.userID, default: 0] += s.amountGBP
+                pots[s.id, default: 0] += s.amountGBP
                 orders[s.userID, default: []].append(order)
                 batch.orders[order.id] = order
                 batch.events.append(PaperEvent(userID: s.userID, kind: .orderCreated(order)))
@@ -357,7 +362,10 @@ public final class PaperBrokerage {
         if let rate = rate(onDay: day) {
             // The investor-currency price as InvestorCurrencyMarket translates it, then the one sizing rule.
             let priceGBP = priceUSD / rate
-            switch BuyFill.size(budget: o.amountGBP, cash: cash[o.userID] ?? 0, price: priceGBP, costs: configuration.costs, fractionalShares: true) {
+            // The cash of the purchase: the schedule's pot, as in the backtest's DCA account (never more than the
+            // investor's cash).
+            let available = min(cash[o.userID] ?? 0, o.scheduleID.flatMap { pots[$0] } ?? .infinity)
+            switch BuyFill.size(budget: o.amountGBP, cash: available, price: priceGBP, costs: configuration.costs, fractionalShares: true) {
             case .filled(let f):
                 o.status = "filled"
                 o.quantity = f.quantity
@@ -401,6 +409,7 @@ public final class PaperBrokerage {
     private func applyFill(_ o: StoredPaperOrder) {
         let spent = o.quantity * o.fillPriceGBP + o.commissionGBP
         cash[o.userID, default: 0] -= spent
+        if let id = o.scheduleID { pots[id, default: 0] -= spent }
         var p = holdings[o.userID]?[o.symbol] ?? PaperPosition(symbol: o.symbol, quantity: 0, costGBP: 0, lastPriceUSD: nil)
         p.quantity += o.quantity
         p.costGBP += spent
@@ -444,6 +453,7 @@ public final class PaperBrokerage {
         schedulesBySymbol = fresh.schedulesBySymbol
         orders = fresh.orders
         pending = fresh.pending
+        pots = fresh.pots
         cash = fresh.cash
         reserved = fresh.reserved
         holdings = fresh.holdings

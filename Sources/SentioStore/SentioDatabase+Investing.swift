@@ -264,7 +264,7 @@ extension SentioDatabase {
             open           REAL NOT NULL,
             close          REAL NOT NULL,
             previous_close REAL
-        ) WITHOUT ROWID;
+        );
         CREATE TABLE investing_fx (
             day  INTEGER PRIMARY KEY NOT NULL,
             rate REAL NOT NULL CHECK (rate > 0)
