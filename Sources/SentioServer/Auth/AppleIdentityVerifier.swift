@@ -20,6 +20,9 @@ public struct AppleTokenError: Error, CustomStringConvertible, Equatable {
 public struct AppleIdentityVerifier: Sendable {
     public static let issuer = "https://appleid.apple.com"
     let keys: JWTKeyCollection
+    /// The key ids of the JWKS: a token's `kid` must be one of them (jwt-kit would otherwise fall back to a
+    /// default key).
+    let kids: Set<String>
     public let audience: String
 
     /// - Parameters:
@@ -31,6 +34,13 @@ public struct AppleIdentityVerifier: Sendable {
         do { _ = try await keys.add(jwksJSON: jwks) } catch {
             throw AppleTokenError(description: "the JWKS cannot be read: \(error)")
         }
+        struct KeySet: Decodable {
+            struct Key: Decodable { var kid: String? }
+            var keys: [Key]
+        }
+        let kids = Set(((try? JSONDecoder().decode(KeySet.self, from: Data(jwks.utf8)))?.keys ?? []).compactMap(\.kid))
+        guard !kids.isEmpty else { throw AppleTokenError(description: "the JWKS has no key with a kid") }
+        self.kids = kids
         self.keys = keys
         self.audience = audience
     }
@@ -38,6 +48,11 @@ public struct AppleIdentityVerifier: Sendable {
     /// The identity of `token`.
     /// - Throws: ``AppleTokenError`` saying why it is refused (bad signature, unknown key, wrong issuer or audience, expired).
     public func verify(_ token: String) async throws -> AppleIdentity {
+        let header = Self.header(token)
+        guard header?.alg == "RS256" else { throw AppleTokenError(description: "the token is not signed with RS256") }
+        guard let kid = header?.kid, kids.contains(kid) else {
+            throw AppleTokenError(description: "the token's key (kid) is not in the key set")
+        }
         do {
             let payload = try await keys.verify(token, as: AppleIdentityToken.self, expectedAudience: audience)
             guard payload.issuer.value == Self.issuer else { throw AppleTokenError(description: "the issuer is not \(Self.issuer)") }
@@ -51,6 +66,16 @@ public struct AppleIdentityVerifier: Sendable {
         } catch {
             throw AppleTokenError(description: "the token is not a valid identity token")
         }
+    }
+
+    /// The JOSE header's `alg` and `kid` (`nil` when the token has no readable header).
+    static func header(_ token: String) -> (alg: String?, kid: String?)? {
+        guard let first = token.split(separator: ".", omittingEmptySubsequences: false).first, !first.isEmpty else { return nil }
+        var text = first.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        struct Header: Decodable { var alg: String?; var kid: String? }
+        guard let data = Data(base64Encoded: text), let h = try? JSONDecoder().decode(Header.self, from: data) else { return nil }
+        return (h.alg, h.kid)
     }
 
     static func reason(_ error: JWTError) -> String {
