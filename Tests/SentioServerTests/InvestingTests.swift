@@ -379,6 +379,7 @@ struct InvestingTests {
         _ = try Growfolio.message(GHeartbeat.self, try await silent.next("heartbeat").text)
         #expect(try await silent.waitUntilClosed("silent") == 1008)
         _ = try await polite.next("heartbeat")
+        try await pollUntil("the silent client still counts", seconds: 20) { h.server.investing?.hub.connectionCount == 1 }
         // Two clients now (polite and a second one); a third is refused with 4005.
         let second = h.socket(token)
         _ = try await second.next("system")
@@ -390,5 +391,46 @@ struct InvestingTests {
         _ = try Growfolio.message(GServerShutdown.self, try await polite.next("server_shutdown").text)
         #expect(try await polite.waitUntilClosed("polite") == 4006)
         #expect(try await second.waitUntilClosed("second") == 4006)
+    }
+}
+
+@Suite("sentio serve: the investing app, played by a third-party client (Python websockets)", .serialized)
+struct InvestingThirdPartyClientTests {
+    @Test("growfolio_flow.py: sign in, welcome, quotes, heartbeats, refresh, a DCA execution; close codes 4001, 4003, 4005, 4002, 1008 and 4006")
+    func pythonFlow() async throws {
+        let keys = try await AppleTestKeys.make()
+        let h = try await investingHarness(keys: keys) {
+            $0.heartbeatSeconds = 1
+            $0.pongGraceSeconds = 1
+            $0.maxConnections = 2
+        }
+        let output = NIOLockedValueBox("")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [
+            repositoryRoot.appendingPathComponent("Tests/SentioServerTests/growfolio-flow.sh").path, h.base, ServerHarness.ingestToken,
+            fixturePath("investing/apple-test-key.pem"), AppleTestKeys.audience,
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            output.withLockedValue { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // The venv may be made first (pip): a generous bound, a hang guard only.
+        try await pollUntil("the client never got to the shutdown step: \(output.withLockedValue { $0 })", seconds: 600,
+                            failFast: { process.isRunning ? nil : "the client exited" }) {
+            output.withLockedValue { $0 }.contains("awaiting shutdown")
+        }
+        await h.server.shutdown()
+        try await h.runTask.value
+        try await pollUntil("the client did not finish", seconds: 120) { !process.isRunning }
+        pipe.fileHandleForReading.readabilityHandler = nil
+        let text = output.withLockedValue { $0 } + String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains(" passed, 0 failed"), "\(text)")
     }
 }

@@ -72,7 +72,7 @@ struct InvestingSocket {
         let session = NIOLockedValueBox(Session(userID: identity.userID, expiresAt: identity.expiresAt, lastPong: Date().timeIntervalSince1970))
 
         await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await timers(session: session, send: send) }
+            group.addTask { try await timers(session: session, send: send) { hub.disconnect(id) } }
             group.addTask {
                 for await end in ended {
                     // A client that does not read cannot take its close frame: close the connection after 2 s.
@@ -99,7 +99,7 @@ struct InvestingSocket {
     }
 
     /// Heartbeats, the pong deadline and the token's expiry.
-    func timers(session: NIOLockedValueBox<Session>, send: @Sendable (String) -> Void) async throws {
+    func timers(session: NIOLockedValueBox<Session>, send: @Sendable (String) -> Void, leave: @Sendable () -> Void) async throws {
         let interval = Double(service.options.heartbeatSeconds), grace = service.options.pongGraceSeconds
         let warning = service.options.expiryWarningSeconds
         var nextHeartbeat = Date().timeIntervalSince1970 + interval
@@ -108,6 +108,7 @@ struct InvestingSocket {
             var s = session.withLockedValue { $0 }
             let expiry = Double(s.expiresAt)
             if now >= expiry {
+                leave()
                 await close(4002, "Token expired")
                 return
             }
@@ -120,6 +121,7 @@ struct InvestingSocket {
                 ])))
             }
             if now - s.lastPong > interval + grace {
+                leave()
                 await close(1008, "no pong within \(Int(interval + grace)) s")
                 return
             }
