@@ -29,11 +29,8 @@ struct AppleTestKeys: Sendable {
     static func make() async throws -> AppleTestKeys {
         let key = try Insecure.RSA.PrivateKey(pem: try String(contentsOfFile: fixturePath("investing/apple-test-key.pem"), encoding: .utf8))
         let other = try Insecure.RSA.PrivateKey(pem: try String(contentsOfFile: fixturePath("investing/other-test-key.pem"), encoding: .utf8))
-        let (n, e) = try key.publicKey.getKeyPrimitives()
-        func b64url(_ d: Data) -> String {
-            d.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        }
-        let jwks = #"{"keys":[{"kty":"RSA","kid":"\#(kid)","use":"sig","alg":"RS256","n":"\#(b64url(n))","e":"\#(b64url(e))"}]}"#
+        // The public half of apple-test-key.pem (Tests/Fixtures/investing/README.md).
+        let jwks = try String(contentsOfFile: fixturePath("investing/apple-test-jwks.json"), encoding: .utf8)
         let main = JWTKeyCollection(), forger = JWTKeyCollection(), unknown = JWTKeyCollection()
         await main.add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
         await forger.add(rsa: other, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
