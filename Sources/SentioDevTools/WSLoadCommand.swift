@@ -41,6 +41,9 @@ struct WSLoadCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds between rounds.", valueName: "SECONDS"))
     var interval = 0.1
 
+    @Option(name: .customLong("investing-token"), help: ArgumentHelp("Load the investing app's WebSocket instead: each client connects to /api/v1/ws with this Apple identity token (of a signed-in user), subscribes to quotes of --symbol, and the round's time is to its quote_updated.", valueName: "JWT"))
+    var investingToken: String?
+
     func validate() throws {
         guard clients >= 1 && clients <= 10_000 else { throw ValidationError("--clients must be in 1...10000, got \(clients)") }
         guard steps >= 1 else { throw ValidationError("--steps must be at least 1, got \(steps)") }
@@ -68,13 +71,17 @@ struct WSLoadCommand: ParsableCommand {
         guard prices.contains(where: { $0.0 == symbol }) else { throw ValidationError("--symbol \(symbol) is not served") }
         let rssBefore = rss()
 
-        let reader = try FanoutReader(endpoint: endpoint, clients: clients)
+        // Investing: the welcome and the ack come before the rounds; the timed message is the round's quote_updated,
+        // whose timestamp is written with microseconds.
+        let path = investingToken.map { "/api/v1/ws?token=\($0)&device_type=ios&app_version=bench" } ?? "/ws/signals"
+        let subscribe = investingToken == nil ? nil : #"{"type":"subscribe","channels":["quotes"],"symbols":["\#(symbol)"]}"#
+        let reader = try FanoutReader(endpoint: endpoint, clients: clients, path: path, subscribe: subscribe)
         let readerThread = Thread { reader.loop() }
         readerThread.start()
         defer { reader.stop() }
         // Every client has its snapshot (one message per served symbol) before the rounds start.
         let snapshotDeadline = monotonicNanoseconds() + 60_000_000_000
-        while reader.messagesEach() < prices.count {
+        while reader.messagesEach() < (investingToken == nil ? prices.count : 2) {
             guard monotonicNanoseconds() < snapshotDeadline else {
                 throw ValidationError("the clients did not all get their snapshot within 60 s")
             }
@@ -92,7 +99,8 @@ struct WSLoadCommand: ParsableCommand {
                 lines += "{\"symbol\":\"\(sym)\",\"timestamp\":\"\(stamp)\",\"open\":\(price),\"high\":\(max(price, close) * 1.001),"
                     + "\"low\":\(min(price, close) * 0.999),\"close\":\(close),\"volume\":1000000}\n"
             }
-            reader.arm(target: "\"\(stamp)\"", symbol: "\"\(symbol)\"")
+            let timed = investingToken == nil ? stamp : String(stamp.dropLast()) + ".000000"
+            reader.arm(target: "\"\(timed)\"", symbol: "\"\(symbol)\"")
             let start = monotonicNanoseconds()
             let (postStatus, postBody) = try endpoint.http(
                 "POST", "/api/v1/bars", body: lines, headers: ["Authorization: Bearer \(token)", "Content-Type: application/x-ndjson"])
@@ -105,8 +113,9 @@ struct WSLoadCommand: ParsableCommand {
         }
         func percentile(_ xs: [Double], _ p: Double) -> Double { nearestRankPercentile(xs.sorted(), p / 100) ?? .nan }
         func ms(_ x: Double) -> String { String(format: "%.2f", x) }
-        print("== \(clients) clients, \(prices.count) symbols, \(rounds.count) rounds; closed by the server: \(reader.closedCount())")
-        print("== POST step → last client's \(symbol) signal_update (ms): p50 \(ms(percentile(rounds, 50)))  p99 \(ms(percentile(rounds, 99)))  max \(ms(rounds.max() ?? .nan))")
+        let timedMessage = investingToken == nil ? "signal_update" : "quote_updated"
+        print("== \(clients) clients on \(path.split(separator: "?")[0]), \(prices.count) symbols, \(rounds.count) rounds; closed by the server: \(reader.closedCount())")
+        print("== POST step → last client's \(symbol) \(timedMessage) (ms): p50 \(ms(percentile(rounds, 50)))  p99 \(ms(percentile(rounds, 99)))  max \(ms(rounds.max() ?? .nan))")
         print("== POST step → each delivery, \(deliveries.count) deliveries (ms): p50 \(ms(percentile(deliveries, 50)))  p99 \(ms(percentile(deliveries, 99)))")
         if let rssBefore, let rssWith {
             print("== server RSS: \(rssBefore / 1024) MB before the clients, \(rssWith / 1024) MB with \(clients) clients connected")
@@ -224,7 +233,8 @@ final class FanoutReader: @unchecked Sendable {
     private var arrived = 0
     private var running = true
 
-    init(endpoint: Endpoint, clients: Int) throws {
+    /// Connects `clients` WebSockets to `path`; each sends `subscribe` (a masked text frame) once upgraded.
+    init(endpoint: Endpoint, clients: Int, path: String = "/ws/signals", subscribe: String? = nil) throws {
         fds = []
         buffers = Array(repeating: [], count: clients)
         messageCounts = Array(repeating: 0, count: clients)
@@ -233,7 +243,7 @@ final class FanoutReader: @unchecked Sendable {
         for k in 0..<clients {
             let fd = try endpoint.connectSocket()
             let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-            try endpoint.sendAll(fd, Array(("GET /ws/signals HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\nUpgrade: websocket\r\n"
+            try endpoint.sendAll(fd, Array(("GET \(path) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\nUpgrade: websocket\r\n"
                 + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
             // The response head, byte by byte (what follows it is frames, kept for the reader).
             var head: [UInt8] = []
@@ -247,12 +257,21 @@ final class FanoutReader: @unchecked Sendable {
             guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
                 throw ValidationError("client \(k): upgrade refused: \(String(decoding: head.prefix(40), as: UTF8.self))")
             }
+            if let subscribe { try endpoint.sendAll(fd, Self.maskedTextFrame(subscribe)) }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
         }
     }
 
     deinit { for p in fds { close(p.fd) } }
+
+    /// A client's text frame (RFC 6455: clients mask; payloads under 126 bytes).
+    static func maskedTextFrame(_ text: String) -> [UInt8] {
+        let payload = Array(text.utf8)
+        precondition(payload.count < 126, "short frames only")
+        let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        return [0x81, 0x80 | UInt8(payload.count)] + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+    }
 
     /// Starts a round: arrivals of text frames holding both `target` and `symbol` are recorded from now on.
     func arm(target: String, symbol: String) {

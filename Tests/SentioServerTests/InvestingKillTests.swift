@@ -87,6 +87,7 @@ struct InvestingKillTests {
         #expect(expected.count >= 40)
 
         // Replays killed at seeded moments, then one left to finish.
+        var durable: [Int] = []
         for round in 0..<3 {
             let (process, _) = try await start(replaying: true)
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...2_000, using: &rng)))
@@ -97,8 +98,11 @@ struct InvestingKillTests {
             // Whatever was durable is a prefix of the reference's history.
             let partial = try PaperBrokerage(database: store, configuration: configuration).orders("kill-user")
             #expect(partial.count <= expected.count)
+            durable.append(partial.count)
             for (a, b) in zip(partial, expected) where a.status == "filled" { #expect(a == b, "round \(round)") }
         }
+        // Where each kill landed depends on the machine's speed (reported, not asserted).
+        print("InvestingKillTests: orders durable at each kill \(durable) of \(expected.count)")
         let (last, _) = try await start(replaying: true)
         try await pollUntil("the replay did not finish", seconds: 120) {
             let orders = try PaperBrokerage(database: try SentioDatabase(path: db), configuration: configuration).orders("kill-user")

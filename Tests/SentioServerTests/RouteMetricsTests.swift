@@ -20,6 +20,8 @@ struct RouteMetricsTests {
         ["api", "auth", "callback", "credentials"], ["api", "invitations", "validate"], ["api", "register"],
         ["api", "user", "profile"], ["api", "auth", "request-password-reset"], ["api", "auth", "reset-password"],
         ["reset-password"], ["api", "admin", "invitations"], ["api", "admin", "funds", "*", "events"],
+        ["api", "v1", "auth", "token"], ["api", "v1", "account"], ["api", "v1", "positions"], ["api", "v1", "orders"],
+        ["api", "v1", "transfers"], ["api", "v1", "dca", "schedules"], ["api", "v1", "dca", "schedules", "*"], ["api", "v1", "ws"],
     ]
 
     /// A pattern's metrics label (`/api/v1/symbols/{id}` style).
@@ -59,7 +61,7 @@ struct RouteMetricsTests {
         }
         let words = ["", "api", "v1", "signals", "symbols", "TQQQ", "funds", "documents", "static", "app.js", "app.css",
                      "ws", "healthz", "metrics", "openapi.json", "trades", "trades.csv", "bars", "portfolio", "crypto",
-                     "dashboard", "signal", "x", "..", "%2f", "ü"]
+                     "dashboard", "signal", "x", "..", "%2f", "ü", "account", "dca", "schedules", "auth", "token"]
         var rng = SplitMix64(seed: 1414)
         var matched = 0
         for _ in 0..<20_000 {

@@ -39,14 +39,9 @@ JWT="$(curl -sf -X POST -H 'Content-Type: application/json' \
 EMPTY_JWT="$(curl -sf -X POST -H 'Content-Type: application/json' \
   -d '{"email":"empty@example.com","password":"schemathesis empty password"}' "$URL/api/auth/callback/credentials" |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
-# The investing app: an Apple identity token signed with the test key (RS256, kid test-key-1), a sign-in, a deposit
+# The investing app: an Apple identity token signed with the test key (apple-test-token.sh), a sign-in, a deposit
 # and a schedule, so that its endpoints have data.
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-NOW="$(date +%s)"
-APPLE_HEADER="$(printf '{"alg":"RS256","kid":"test-key-1","typ":"JWT"}' | b64url)"
-APPLE_PAYLOAD="$(printf '{"iss":"https://appleid.apple.com","aud":"app.growfolio.schemathesis","sub":"schemathesis-investor","iat":%s,"exp":%s}' "$NOW" "$((NOW + 86400))" | b64url)"
-APPLE_SIGNATURE="$(printf '%s.%s' "$APPLE_HEADER" "$APPLE_PAYLOAD" | openssl dgst -sha256 -sign Tests/Fixtures/investing/apple-test-key.pem | b64url)"
-APPLE="$APPLE_HEADER.$APPLE_PAYLOAD.$APPLE_SIGNATURE"
+APPLE="$(bash Tests/SentioServerTests/apple-test-token.sh schemathesis-investor app.growfolio.schemathesis)"
 curl -sf -X POST -H 'Content-Type: application/json' -d "{\"identity_token\":\"$APPLE\",\"user_first_name\":\"Schema\"}" "$URL/api/v1/auth/token" >/dev/null
 curl -sf -X POST -H "Authorization: Bearer $APPLE" -H 'Content-Type: application/json' \
   -d '{"direction":"INCOMING","amount":"1000","currency":"GBP"}' "$URL/api/v1/transfers" >/dev/null
