@@ -14,13 +14,13 @@ import SentioStore
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the signals app and the LP portal over HTTP and WebSocket from the live engine.",
+        abstract: "Serve the signals app, the LP portal and the investing app over HTTP and WebSocket from the live engine.",
         discussion: """
             When ready, prints one line to standard error: `sentio serve: listening on http://HOST:PORT`.
             SIGTERM/SIGINT shut down gracefully (WebSockets closed with 1001, requests in flight finished, last commit).
             POST /api/v1/bars needs SENTIO_INGEST_TOKEN in the environment; the LP portal needs SENTIO_JWT_SECRET \
             (at least 32 bytes) and accounts in --db (`sentio users add|invite`); password-reset mail is written \
-            to --mail-dir DIR as .eml files.
+            to --mail-dir DIR as .eml files. The investing app (Growfolio) needs --apple-jwks FILE and --apple-audience ID.
             The endpoints are described at GET /openapi.json; the dashboard is at /.
             Bars arrive through POST /api/v1/bars, from --replay DIR (CSV files fed at --speed), or from --follow DIR \
             (SYMBOL.csv files whose appended rows are read every --poll-interval seconds; a last line without its \
@@ -272,7 +272,7 @@ struct InvestingOptions: ParsableArguments {
     @Option(name: .customLong("apple-audience"), help: ArgumentHelp("The `aud` every identity token must carry (the app's bundle id).", valueName: "ID"))
     var appleAudience: String?
 
-    @Option(name: .customLong("ws-max-connections"), help: "Investing WebSocket connections at once; one more is closed with 4005.")
+    @Option(name: .customLong("ws-max-connections"), help: ArgumentHelp("Investing WebSocket connections at once; one more is closed with 4005.", valueName: "N"))
     var maxConnections = 10_000
 
     @Option(name: .customLong("ws-heartbeat"), help: ArgumentHelp("Seconds between the investing WebSocket's heartbeats.", valueName: "SECONDS"))

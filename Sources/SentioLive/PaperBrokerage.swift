@@ -80,7 +80,7 @@ public final class PaperBrokerage {
         /// Rates given up front (`--fx FILE` during a replay); feed rates of the same days replace them.
         public var rates: ExchangeRates?
 
-        /// The backtest's DCA defaults (``BacktestRequest``): commission 0.1 %, no fee or slippage, next-open fills.
+        /// The backtest's DCA defaults (`BacktestRequest`): commission 0.1 %, no fee or slippage, next-open fills.
         public init(costs: TradingCosts = TradingCosts(commissionRate: BacktestRequest.Defaults.commissionRate),
                     fill: FillTiming = .nextOpen, fxSymbol: String = "GBPUSD", rates: ExchangeRates? = nil) {
             self.costs = costs

@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import SentioData
 import SentioLive
 
-/// The investing app's backend in `sentio serve`: SentioLive's ``PaperBrokerage`` (serialized behind a lock; every
+/// The investing app's backend in `sentio serve`: SentioLive's `PaperBrokerage` (serialized behind a lock; every
 /// call writes its changes before it returns), the Apple identity verifier, and the WebSocket hub its events go to
 /// once they are durable.
 public final class InvestingService: @unchecked Sendable {
