@@ -183,7 +183,10 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
-            exclude: ["schemathesis.sh"]  // run by .ci/run against a live `sentio serve`, not by `swift test`
+            // schemathesis.sh: run by .ci/run against a live `sentio serve`, not by `swift test`; the investing app's
+            // third-party client (growfolio-flow.sh, growfolio_flow.py) is run by InvestingTests; apple-test-token.sh
+            // mints test tokens for schemathesis.sh and the serve benchmark.
+            exclude: ["schemathesis.sh", "growfolio-flow.sh", "growfolio_flow.py", "apple-test-token.sh"]
         ),
     ]
 )

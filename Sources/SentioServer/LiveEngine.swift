@@ -36,7 +36,11 @@ actor LiveEngine {
             cache.withLockedValue { $0.removeAll(keepingCapacity: true) }
         }
         hub.publish(Self.encode(result.messages))
-        try investing?.ingest(bars)
+        if let investing {
+            let (commit, fanout) = try investing.ingestMeasured(bars)
+            metrics.investingCommit.record(commit)
+            metrics.investingFanout.record(fanout)
+        }
         return result.outcomes
     }
 

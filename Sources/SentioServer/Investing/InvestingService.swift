@@ -54,9 +54,17 @@ public final class InvestingService: @unchecked Sendable {
 
     /// Feeds bars to the brokerage (GBPUSD rates, fills, due schedules, quotes) and publishes what happened.
     public func ingest(_ bars: [FeedBar]) throws {
-        guard !bars.isEmpty else { return }
+        _ = try ingestMeasured(bars)
+    }
+
+    /// ``ingest(_:)``, with the time of the brokerage's commit and of the fan-out to the sockets.
+    func ingestMeasured(_ bars: [FeedBar]) throws -> (commit: Duration, fanout: Duration) {
+        guard !bars.isEmpty else { return (.zero, .zero) }
+        let start = ContinuousClock.now
         let events = try lock.withLock { try brokerage.ingest(bars) }
+        let committed = ContinuousClock.now
         publish(events)
+        return (committed - start, ContinuousClock.now - committed)
     }
 
     func publish(_ events: [PaperEvent]) {
