@@ -63,11 +63,12 @@ struct SchemaAndFileTests {
         let path = try temporaryDatabasePath()
         try SentioDatabase(path: path).close()
         let queue = try DatabaseQueue(path: path)
-        try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 7") }
+        let newer = SentioDatabase.schemaVersion + 1
+        try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(newer)") }
         try queue.close()
         #expect(
             throws: StoreError.newerSchema(
-                path: path, foundVersion: 7, supportedVersion: SentioDatabase.schemaVersion, unknownMigrations: [])
+                path: path, foundVersion: newer, supportedVersion: SentioDatabase.schemaVersion, unknownMigrations: [])
         ) {
             try SentioDatabase(path: path)
         }
