@@ -20,19 +20,47 @@ final class InvestingHub: Sendable {
         case closed
     }
 
-    private struct Connection {
+    /// A connection's state, changed only under the hub's lock (hence unchecked).
+    private final class Connection: @unchecked Sendable {
+        let id: Int
         let userID: String
         var channels: Set<String>
-        var symbols: Set<String>
+        var symbols: Set<String> = []
         let sink: any SignalSink
         let end: AsyncStream<End>.Continuation
+        /// The publish that last gave this connection a message, its first message and any further ones.
+        var stamp = 0
+        var first = 0
+        var more: [Int] = []
+
+        init(id: Int, userID: String, sink: any SignalSink, end: AsyncStream<End>.Continuation) {
+            self.id = id
+            self.userID = userID
+            channels = Set(InvestingWire.defaultChannels)
+            self.sink = sink
+            self.end = end
+        }
     }
 
     private struct State {
         var connections: [Int: Connection] = [:]
-        var byUser: [String: Set<Int>] = [:]
+        var byUser: [String: [Connection]] = [:]
+        /// The connections subscribed to each market channel (`fx`), and to each symbol's quotes: a market message
+        /// visits its subscribers only.
+        var byChannel: [String: [Int: Connection]] = [:]
+        var bySymbol: [String: [Int: Connection]] = [:]
         var nextID = 0
+        var stamp = 0
         var closed = false
+
+        mutating func remove(_ id: Int) -> Connection? {
+            guard let c = connections.removeValue(forKey: id) else { return nil }
+            byUser[c.userID]?.removeAll { $0 === c }
+            if byUser[c.userID]?.isEmpty == true { byUser[c.userID] = nil }
+            for channel in c.channels { byChannel[channel]?[id] = nil }
+            for symbol in c.symbols { bySymbol[symbol]?[id] = nil }
+            return c
+        }
     }
 
     /// One message to publish: its channel, symbol (quotes) and investor (`nil`: anyone subscribed), and its text.
@@ -66,29 +94,20 @@ final class InvestingHub: Sendable {
             if s.connections.count >= maxConnections { return .full }
             let id = s.nextID
             s.nextID += 1
-            s.connections[id] = Connection(
-                userID: userID, channels: Set(InvestingWire.defaultChannels), symbols: [], sink: sink, end: end)
-            s.byUser[userID, default: []].insert(id)
+            let c = Connection(id: id, userID: userID, sink: sink, end: end)
+            s.connections[id] = c
+            s.byUser[userID, default: []].append(c)
+            for channel in c.channels { s.byChannel[channel, default: [:]][id] = c }
             return .connected(id: id, ended: ended)
         }
     }
 
     func disconnect(_ id: Int) {
-        let c = state.withLockedValue { s -> Connection? in
-            guard let c = s.connections.removeValue(forKey: id) else { return nil }
-            s.byUser[c.userID]?.remove(id)
-            if s.byUser[c.userID]?.isEmpty == true { s.byUser[c.userID] = nil }
-            return c
-        }
-        c?.end.finish()
+        state.withLockedValue { $0.remove(id) }?.end.finish()
     }
 
     func drop(_ id: Int, _ reason: End) {
-        let c = state.withLockedValue { s -> Connection? in
-            guard let c = s.connections.removeValue(forKey: id) else { return nil }
-            s.byUser[c.userID]?.remove(id)
-            return c
-        }
+        let c = state.withLockedValue { $0.remove(id) }
         c?.end.yield(reason)
         c?.end.finish()
     }
@@ -97,7 +116,9 @@ final class InvestingHub: Sendable {
     /// (the ack after the change: nothing published after it misses the new subscription).
     func change(_ id: Int, subscribe: Bool, channels: [String], symbols: [String], reply: String) {
         state.withLockedValue { s in
-            guard var c = s.connections[id] else { return }
+            guard let c = s.connections[id] else { return }
+            for channel in c.channels { s.byChannel[channel]?[id] = nil }
+            for symbol in c.symbols { s.bySymbol[symbol]?[id] = nil }
             if subscribe {
                 c.channels.formUnion(channels)
                 c.symbols.formUnion(symbols)
@@ -109,7 +130,10 @@ final class InvestingHub: Sendable {
                 c.channels.subtract(channels)
                 if channels.contains("quotes") { c.symbols = [] }
             }
-            s.connections[id] = c
+            for channel in c.channels { s.byChannel[channel, default: [:]][id] = c }
+            if c.channels.contains("quotes") {
+                for symbol in c.symbols { s.bySymbol[symbol, default: [:]][id] = c }
+            }
             c.sink.enqueue(WebSocketWire.textFrames([ByteBuffer(string: reply)]), messages: 1)
         }
     }
@@ -121,33 +145,44 @@ final class InvestingHub: Sendable {
         }
     }
 
-    /// Publishes messages in order: each framed once; each connection gets its share as one write.
+    /// Publishes messages in order: each framed once; each connection gets its share as one write. A market message
+    /// visits only its channel's (or symbol's) subscribers, an investor's message only that investor's connections.
     func publish(_ messages: [Outgoing]) {
         guard !messages.isEmpty else { return }
         let frames = messages.map { WebSocketWire.textFrames([ByteBuffer(string: $0.text)]) }
         state.withLockedValue { s in
             guard !s.connections.isEmpty else { return }
-            var share: [Int: [Int]] = [:]
-            for (k, m) in messages.enumerated() {
-                if let user = m.userID {
-                    for id in s.byUser[user] ?? [] where s.connections[id]!.channels.contains(m.channel) {
-                        share[id, default: []].append(k)
-                    }
+            s.stamp += 1
+            let stamp = s.stamp
+            var touched: [Connection] = []
+            func deliver(_ k: Int, to c: Connection) {
+                if c.stamp != stamp {
+                    c.stamp = stamp
+                    c.first = k
+                    if !c.more.isEmpty { c.more.removeAll(keepingCapacity: true) }
+                    touched.append(c)
                 } else {
-                    for (id, c) in s.connections where c.channels.contains(m.channel) && (m.symbol.map { c.symbols.contains($0) } ?? true) {
-                        share[id, default: []].append(k)
-                    }
+                    c.more.append(k)
                 }
             }
-            for (id, indices) in share {
-                let sink = s.connections[id]!.sink
-                if indices.count == 1 {
-                    sink.enqueue(frames[indices[0]], messages: 1)
+            for (k, m) in messages.enumerated() {
+                if let user = m.userID {
+                    for c in s.byUser[user] ?? [] where c.channels.contains(m.channel) { deliver(k, to: c) }
+                } else if let symbol = m.symbol {
+                    for c in (s.bySymbol[symbol] ?? [:]).values { deliver(k, to: c) }
+                } else {
+                    for c in (s.byChannel[m.channel] ?? [:]).values { deliver(k, to: c) }
+                }
+            }
+            for c in touched {
+                if c.more.isEmpty {
+                    c.sink.enqueue(frames[c.first], messages: 1)
                 } else {
                     var wire = ByteBuffer()
-                    wire.reserveCapacity(indices.reduce(0) { $0 + frames[$1].readableBytes })
-                    for i in indices { wire.writeImmutableBuffer(frames[i]) }
-                    sink.enqueue(wire, messages: indices.count)
+                    wire.reserveCapacity(frames[c.first].readableBytes + c.more.reduce(0) { $0 + frames[$1].readableBytes })
+                    wire.writeImmutableBuffer(frames[c.first])
+                    for i in c.more { wire.writeImmutableBuffer(frames[i]) }
+                    c.sink.enqueue(wire, messages: 1 + c.more.count)
                 }
             }
         }
@@ -157,7 +192,7 @@ final class InvestingHub: Sendable {
     func shutdown() {
         let all = state.withLockedValue { s -> [Connection] in
             s.closed = true
-            defer { s.connections = [:]; s.byUser = [:] }
+            defer { s = State(closed: true) }
             return Array(s.connections.values)
         }
         for c in all {
