@@ -6,9 +6,9 @@ import NIOCore
 ///
 /// Each message is encoded and framed once (``WebSocketWire/textFrames(_:)``); a connection gets the frames of the
 /// channels (and, for `quotes`, the symbols) it subscribed to, and of its own investor only (orders, positions,
-/// account, DCA, transfers), queued on its ``SignalSink`` like the signals socket's clients (a client more than the
-/// buffer behind is dropped with 1008). Subscriptions change under the hub's lock, so a message is never half
-/// delivered across a change.
+/// account, DCA, transfers), written by its ``SignalSink`` like the signals socket's clients (a client more than the
+/// buffer behind is dropped with 1008); one task per event loop writes a publish's share of all of its
+/// connections. Subscriptions change under the hub's lock, so a message is never half delivered across a change.
 final class InvestingHub: Sendable {
     enum End: Sendable, Equatable { case slow, shutdown }
 
@@ -174,16 +174,27 @@ final class InvestingHub: Sendable {
                     for c in (s.byChannel[m.channel] ?? [:]).values { deliver(k, to: c) }
                 }
             }
+            // One task per event loop writes to all of its connections (not one task per connection).
+            var perLoop: [ObjectIdentifier: (loop: any EventLoop, writes: [(ChannelSink, ByteBuffer, Int)])] = [:]
             for c in touched {
-                if c.more.isEmpty {
-                    c.sink.enqueue(frames[c.first], messages: 1)
-                } else {
-                    var wire = ByteBuffer()
+                var wire = frames[c.first]
+                if !c.more.isEmpty {
+                    wire = ByteBuffer()
                     wire.reserveCapacity(frames[c.first].readableBytes + c.more.reduce(0) { $0 + frames[$1].readableBytes })
                     wire.writeImmutableBuffer(frames[c.first])
                     for i in c.more { wire.writeImmutableBuffer(frames[i]) }
-                    c.sink.enqueue(wire, messages: 1 + c.more.count)
                 }
+                let count = 1 + c.more.count
+                if let sink = c.sink as? ChannelSink {
+                    let loop = sink.eventLoop
+                    perLoop[ObjectIdentifier(loop), default: (loop, [])].writes.append((sink, wire, count))
+                } else {
+                    c.sink.enqueue(wire, messages: count)
+                }
+            }
+            for (_, batch) in perLoop {
+                let writes = batch.writes
+                batch.loop.execute { for (sink, wire, count) in writes { sink.writeOnLoop(wire, messages: count) } }
             }
         }
     }
