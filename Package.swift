@@ -5,8 +5,8 @@ import PackageDescription
 //   {SentioCLI, SentioServer} → SentioApplication → SentioAPI → engine modules (Live, Sweep, Store, Reports, Backtest, Signals, Funds,
 //     Savings, Data, Indicators) → SentioCore → CSentioLinearAlgebra
 // SentioAPI holds the wire contracts and the one JSON encoder; SentioApplication the glue between the engine modules,
-// the store and the contracts (store adapters and import, bar selection, indicator output, saved runs, terminal
-// tables). Sentio (the umbrella) only re-exports the engine modules.
+// the store and the contracts (a backtest's outputs, a sweep's text forms, store adapters and import, bar selection,
+// indicator output, saved runs, terminal tables). Sentio (the umbrella) only re-exports the engine modules.
 // SentioData, SentioFunds and SentioSavings share SentioCSV (the one CSV tokenizer, number grammar and text-file reader).
 // The core knows nothing of CSV, SQLite or the command line.
 let package = Package(
@@ -66,14 +66,14 @@ let package = Package(
         // typed events; the sweep's text forms (CSV, table) render SentioSweep's output.
         .target(
             name: "SentioAPI",
-            dependencies: ["SentioCore", "SentioData", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioLive", "SentioSweep"]
+            dependencies: ["SentioCore", "SentioData", "SentioSignals", "SentioBacktest", "SentioFunds", "SentioLive"]
         ),
         // The application glue between the engine modules, the store and the contracts, used by the CLI and the server.
         .target(
             name: "SentioApplication",
             dependencies: [
-                "SentioCore", "SentioData", "SentioIndicators", "SentioSignals", "SentioFunds", "SentioBacktest", "SentioStore",
-                "SentioAPI",
+                "SentioCore", "SentioData", "SentioIndicators", "SentioSignals", "SentioFunds", "SentioBacktest", "SentioSweep",
+                "SentioStore", "SentioAPI",
             ]
         ),
         // Parameter sweeps and walk-forward over SentioBacktest: the grid, each combination's request, the runs, the
@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "SentioSavingsTests", dependencies: ["SentioSavings", "SentioCore", "SentioTestSupport"]),
         .testTarget(name: "SentioBacktestTests", dependencies: ["SentioBacktest", "SentioCore", "SentioData", "SentioIndicators", "SentioSignals", "SentioTestSupport"]),
         .testTarget(name: "SentioLiveTests", dependencies: ["SentioLive", "SentioBacktest", "SentioCore", "SentioData", "SentioSignals", "SentioStore", "SentioAPI", "SentioTestSupport"]),
-        .testTarget(name: "SentioSweepTests", dependencies: ["SentioSweep", "SentioAPI", "SentioReports", "SentioBacktest", "SentioCore", "SentioData", "SentioSignals", "SentioTestSupport"]),
+        .testTarget(name: "SentioSweepTests", dependencies: ["SentioSweep", "SentioAPI", "SentioApplication", "SentioReports", "SentioBacktest", "SentioCore", "SentioData", "SentioSignals", "SentioTestSupport"]),
         .testTarget(name: "SentioStoreTests", dependencies: ["SentioStore", "SentioCore", "SentioTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SentioReportsTests", dependencies: ["SentioReports", "SentioBacktest", "SentioCore", "SentioFunds", "SentioTestSupport"]),
         .testTarget(

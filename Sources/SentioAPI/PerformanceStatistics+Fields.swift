@@ -25,7 +25,7 @@ extension PerformanceStatistics {
     }
 
     /// The figures' names in declaration order (the keys of the summary's figures, the sweep CSV's columns).
-    static var figureNames: [String] { PerformanceStatistics().figures.map(\.name) }
+    public static var figureNames: [String] { PerformanceStatistics().figures.map(\.name) }
 
     /// Every `Double` figure that is defined, as (name, value): what a finiteness check reads.
     var namedNumbers: [(String, Double)] {
@@ -36,7 +36,7 @@ extension PerformanceStatistics {
     }
 
     /// Each figure as (name, text) for the CSV form: numbers as APIJSON writes them, `nil` when undefined.
-    var textFields: [(name: String, value: String?)] {
+    public var textFields: [(name: String, value: String?)] {
         figures.map { name, value in
             switch value {
             case .integer(let i): (name, String(i))

@@ -81,44 +81,9 @@ struct StrategyOptions: ParsableArguments {
     }
 
     func validate() throws {
-        if let c = capital, !(c > 0 && c.isFinite) { throw ValidationError("--capital must be a positive amount, got \(c)") }
-        if !(commission >= 0 && commission < 1) { throw ValidationError("--commission must be a rate in [0, 1), got \(commission)") }
-        if !(fee >= 0 && fee.isFinite) { throw ValidationError("--fee must be >= 0, got \(fee)") }
-        if !(slippageBps >= 0 && slippageBps < 10_000) { throw ValidationError("--slippage-bps must be in [0, 10000), got \(slippageBps)") }
-        if let n = maxPositions, n < 1 { throw ValidationError("--max-positions must be at least 1, got \(n)") }
-        if let f = fraction, !(f > 0 && f <= 1) { throw ValidationError("--fraction must be in (0, 1], got \(f)") }
-        if let s = stopLoss, !(s > 0 && s < 100) { throw ValidationError("--stop-loss must be a percent in (0, 100), got \(s)") }
-        if let t = takeProfit, !(t > 0 && t.isFinite) { throw ValidationError("--take-profit must be a positive percent, got \(t)") }
-        if maxPositions != nil && sizing != nil && sizing != .equalWeight {
-            throw ValidationError("--max-positions applies to --sizing equal-weight only")
-        }
-        if fraction != nil && sizing != .fraction { throw ValidationError("--fraction needs --sizing fraction") }
-        if sizing == .fraction && fraction == nil { throw ValidationError("--sizing fraction needs --fraction F") }
-        if strategy != .rsi && (rsiLower != nil || rsiUpper != nil) {
-            throw ValidationError("--rsi-lower and --rsi-upper apply to --strategy rsi only")
-        }
-        if strategy != .rsi && strategy != .sentio && rsiPeriod != nil {
-            throw ValidationError("--rsi-period applies to --strategy rsi and sentio only")
-        }
-        let modelFlags = model.modelOnlyFlagsGiven
-        if strategy != .sentio && !modelFlags.isEmpty {
-            throw ValidationError("\(modelFlags.joined(separator: ", ")) \(modelFlags.count == 1 ? "applies" : "apply") to --strategy sentio only (signal model parameters)")
-        }
-        if let p = rsiPeriod, p < 1 { throw ValidationError("--rsi-period must be at least 1, got \(p)") }
-        if let p = rsiPeriod, p > maximumIndicatorPeriod {
-            throw ValidationError("--rsi-period must be at most \(maximumIndicatorPeriod) bars, got \(p)")
-        }
-        let rsi = basicRequest.resolvedRSI
-        if !(0 <= rsi.lower && rsi.lower < rsi.upper && rsi.upper <= 100) {
-            throw ValidationError("--rsi-lower must be below --rsi-upper, both in [0, 100]; got \(rsi.lower) and \(rsi.upper)")
-        }
-        if strategy != .dca && (amount != nil || every != nil) {
-            throw ValidationError("--amount and --every apply to --strategy dca only")
-        }
-        if let a = amount, !(a > 0 && a.isFinite) { throw ValidationError("--amount must be a positive amount, got \(a)") }
-        if strategy == .dca {
-            if capital != nil { throw ValidationError("--capital conflicts with --strategy dca: DCA starts with no cash and deposits --amount each period") }
-            if stopLoss != nil || takeProfit != nil { throw ValidationError("--stop-loss and --take-profit do not apply to --strategy dca (it never sells)") }
+        let modelSettings = model.modelOnlyFlagsGiven.map { String($0.dropFirst(2)) }
+        if let problem = basicRequest.settingsProblem(optionPrefix: "--", modelSettings: modelSettings) {
+            throw ValidationError(problem)
         }
     }
 }

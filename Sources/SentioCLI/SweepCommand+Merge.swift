@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sentio
 import SentioAPI
+import SentioApplication
 import SentioSweep
 
 /// `sentio sweep merge FILE...`: shard outputs joined into the unsharded sweep.

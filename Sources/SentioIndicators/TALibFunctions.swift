@@ -146,19 +146,21 @@ public struct TAFunction: Sendable {
     /// - Throws: `WindowOverflowError` naming the first bar whose value cannot be represented.
     public func compute(_ bars: OHLCVSeries) throws(WindowOverflowError) -> [IndicatorSeries] {
         let n = bars.count, k = outputCount
+        guard n > 0 else { return (0..<k).map { _ in IndicatorSeries(values: [], firstValidIndex: lookback) } }
         var stream = makeStream()
-        var flat = [Double](repeating: .nan, count: n * k)
         var failure: WindowOverflowError?
-        flat.withUnsafeMutableBufferPointer { out in
-            bars.open.withUnsafeBufferPointer { o in
-                bars.high.withUnsafeBufferPointer { h in
-                    bars.low.withUnsafeBufferPointer { l in
-                        bars.close.withUnsafeBufferPointer { c in
-                            bars.volume.withUnsafeBufferPointer { v in
-                                do throws(WindowOverflowError) {
-                                    try stream.run(open: o, high: h, low: l, close: c, volume: v, into: out)
-                                } catch {
-                                    failure = error
+        func run(_ columns: [UnsafeMutablePointer<Double>]) {
+            columns.withUnsafeBufferPointer { out in
+                bars.open.withUnsafeBufferPointer { o in
+                    bars.high.withUnsafeBufferPointer { h in
+                        bars.low.withUnsafeBufferPointer { l in
+                            bars.close.withUnsafeBufferPointer { c in
+                                bars.volume.withUnsafeBufferPointer { v in
+                                    do throws(WindowOverflowError) {
+                                        try stream.run(open: o, high: h, low: l, close: c, volume: v, into: out)
+                                    } catch {
+                                        failure = error
+                                    }
                                 }
                             }
                         }
@@ -166,8 +168,18 @@ public struct TAFunction: Sendable {
                 }
             }
         }
+        // Each output is allocated uninitialized (`makeDoubleArray`: huge pages for large outputs, as NumPy) and
+        // written by the run, every bar once: no fill before and no copy after (the cheap functions are memory-bound).
+        // The arrays nest, the run inside the innermost initializer, so they complete innermost (last output) first.
+        // A failed run leaves elements unwritten in arrays that are dropped (Double needs no deinitialization).
+        var outputs: [[Double]] = []
+        func allocate(_ columns: [UnsafeMutablePointer<Double>]) {
+            guard columns.count < k else { return run(columns) }
+            outputs.append(makeDoubleArray(count: n) { buffer in allocate(columns + [buffer.baseAddress!]) })
+        }
+        allocate([])
         if let failure { throw failure }
-        return (0..<k).map { IndicatorSeries(values: Array(flat[($0 * n)..<(($0 + 1) * n)]), firstValidIndex: lookback) }
+        return outputs.reversed().map { IndicatorSeries(values: $0, firstValidIndex: lookback) }
     }
 
     /// Every function of Sentio's TA-Lib set, in TA-Lib's groups.
@@ -227,44 +239,27 @@ public struct TAStream: Sendable {
     /// The value of output `k` from the last valid update.
     public func value(_ k: Int) -> Double { values[k] }
 
-    /// ``update(_:)`` over whole columns, output `k` of bar `i` into `out[k·n + i]` (left as is where there is no
-    /// value); the state is opened once for the whole run.
+    /// ``update(_:)`` over whole columns, output `k` of bar `i` into `outputs[k][i]` (NaN where there is no value);
+    /// the state is opened once for the whole run.
     mutating func run(
         open o: UnsafeBufferPointer<Double>, high h: UnsafeBufferPointer<Double>, low l: UnsafeBufferPointer<Double>,
-        close c: UnsafeBufferPointer<Double>, volume v: UnsafeBufferPointer<Double>, into out: UnsafeMutableBufferPointer<Double>
+        close c: UnsafeBufferPointer<Double>, volume v: UnsafeBufferPointer<Double>,
+        into outputs: UnsafeBufferPointer<UnsafeMutablePointer<Double>>
     ) throws(WindowOverflowError) {
-        let n = c.count, k = function.outputCount
-        let function = self.function, start = barCount
-        var finite = inputsFinite
-        var last = values
-        func loop<S: TAFunctionState>(_ state: inout S) throws(WindowOverflowError) {
-            for i in 0..<n {
-                let bar = TABar(open: o[i], high: h[i], low: l[i], close: c[i], volume: v[i])
-                if finite {
-                    finite = bar.open.isFinite && bar.high.isFinite && bar.low.isFinite && bar.close.isFinite && bar.volume.isFinite
-                }
-                var values = SIMD4<Double>(repeating: .nan)
-                guard try state.update(bar, &values) else { continue }
-                for j in 0..<k {
-                    let x = values[j]
-                    if !x.isFinite && finite {
-                        throw WindowOverflowError(
-                            statistic: function.label, barIndex: start + i, windowStart: Swift.max(0, start + i - function.lookback),
-                            quantity: "\(function.descriptor.outputs[j]) computed over")
-                    }
-                    out[j * n + i] = x
-                }
-                last = values
-            }
-        }
+        var columns = TAColumnRun(
+            open: o, high: h, low: l, close: c, volume: v, outputs: outputs, finite: inputsFinite, last: values)
         var local = state
-        defer {
-            state = local
-            inputsFinite = finite
-            values = last
+        let overflow = try local.update(columns: &columns)
+        state = local
+        inputsFinite = columns.finite
+        values = columns.last
+        if let overflow {
+            let index = barCount + overflow.bar
+            throw WindowOverflowError(
+                statistic: function.label, barIndex: index, windowStart: Swift.max(0, index - function.lookback),
+                quantity: "\(function.descriptor.outputs[overflow.output]) computed over")
         }
-        try loop(&local)
-        barCount += n
+        barCount += c.count
     }
 }
 

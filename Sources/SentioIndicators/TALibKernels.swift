@@ -352,7 +352,7 @@ struct TAMovingAverage: Sendable {
 
     var lookback: Int { identity ? 0 : type.lookback(Swift.max(period, 2)) - (period == 1 ? 1 : 0) }
 
-    mutating func update(_ x: Double) throws(WindowOverflowError) -> Double? {
+    @inline(__always) mutating func update(_ x: Double) throws(WindowOverflowError) -> Double? {
         if identity { return x }
         switch type {
         case .sma: return try sma!.update(x)

@@ -9,7 +9,7 @@ extension SentioDatabase {
     /// Killed mid-way, the store holds the whole run or nothing of it. Trades keep the given order (`seq` 0...);
     /// equity timestamps must be strictly increasing. `configJSON` and `statisticsJSON` are kept byte for byte as
     /// given (checked to be JSON objects, never re-encoded), so a run saved with the text a front end printed
-    /// (SentioAPI's `BacktestRunReport.storedRun`) reads back as the same bytes.
+    /// (SentioApplication's `BacktestRunReport.storedRun`) reads back as the same bytes.
     ///
     /// - Throws: `StoreError.invalidRecord` when the JSON texts are not JSON objects, an equity timestamp does not
     ///   increase, or a number is NaN where the schema needs one; other `StoreError`s for database problems.

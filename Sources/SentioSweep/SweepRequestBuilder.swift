@@ -72,50 +72,19 @@ public struct SweepRequestBuilder: Sendable {
             try setting.apply(value, &request, &model)
             if setting.modelOnly { modelSettings.append(name) }
         }
+        // SentioBacktest's request rules, the ones `sentio backtest` applies to its options, spelled without `--`.
+        if let problem = request.settingsProblem(modelSettings: modelSettings) { throw SettingProblem(problem) }
         if request.strategy == .sentio {
             request.signalModel = model
+            do { try model.validate() } catch { throw SettingProblem(error.description) }
         } else {
-            if !modelSettings.isEmpty {
-                throw SettingProblem("\(modelSettings.joined(separator: ", ")) \(modelSettings.count == 1 ? "applies" : "apply") to strategy sentio only (signal model parameters)")
-            }
             // A strategy in the grid, from a base whose strategy (the default, sentio) had a signal model.
             if let m = request.signalModel, m != SignalModelConfig() {
                 throw SettingProblem("the signal model's parameters apply to strategy sentio only")
             }
             request.signalModel = nil
         }
-        if let problem = problem(in: request) { throw SettingProblem(problem) }
         return request
-    }
-
-    /// What is wrong with `request` as a whole, or `nil`: the settings that do not apply to its strategy, those that
-    /// contradict each other, values out of range (SentioBacktest's `BacktestConfiguration.validationProblem()`,
-    /// SentioSignals' `SignalModelConfig.validate()` and the RSI and DCA rules).
-    static func problem(in r: BacktestRequest) -> String? {
-        if r.strategy != .rsi && (r.rsiLower != nil || r.rsiUpper != nil) { return "rsi-lower and rsi-upper apply to strategy rsi only" }
-        if r.strategy != .rsi && r.strategy != .sentio && r.rsiPeriod != nil { return "rsi-period applies to strategy rsi and sentio only" }
-        if r.strategy != .dca && (r.dcaAmount != nil || r.dcaPeriod != nil) { return "amount and every apply to strategy dca only" }
-        if r.strategy == .dca {
-            if r.initialCapital != nil { return "capital conflicts with strategy dca: DCA starts with no cash and deposits amount each period" }
-            if r.stopLossPercent != nil || r.takeProfitPercent != nil { return "stop-loss and take-profit do not apply to strategy dca (it never sells)" }
-        }
-        if let c = r.initialCapital, !(c > 0 && c.isFinite) { return "capital must be a positive amount, got \(c)" }
-        if r.maxPositions != nil && r.sizing != nil && r.sizing != .equalWeight { return "max-positions applies to sizing equal-weight only" }
-        if r.fraction != nil && r.sizing != .fraction { return "fraction needs sizing fraction" }
-        if r.sizing == .fraction && r.fraction == nil { return "sizing fraction needs a fraction" }
-        if let problem = r.configuration(symbolCount: 1).validationProblem() { return problem }
-        if let p = r.rsiPeriod, !(1...maximumIndicatorPeriod).contains(p) {
-            return "rsi-period must be in [1, \(maximumIndicatorPeriod)] bars, got \(p)"
-        }
-        let rsi = r.resolvedRSI
-        if !(0 <= rsi.lower && rsi.lower < rsi.upper && rsi.upper <= 100) {
-            return "rsi-lower must be below rsi-upper, both in [0, 100]; got \(rsi.lower) and \(rsi.upper)"
-        }
-        if let a = r.dcaAmount, !(a > 0 && a.isFinite) { return "amount must be a positive amount, got \(a)" }
-        if r.strategy == .sentio {
-            do { try r.resolvedSignalModel.validate() } catch { return error.description }
-        }
-        return nil
     }
 
     /// What is wrong with a combination (``SweepCombinationError`` adds which one).

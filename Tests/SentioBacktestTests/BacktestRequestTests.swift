@@ -1,5 +1,6 @@
 import SentioBacktest
 import SentioCore
+import SentioTestSupport
 import Testing
 
 @Suite("BacktestRequest: the one place where defaults are resolved")
@@ -32,5 +33,64 @@ struct BacktestRequestTests {
         #expect(rsi.period == 9 && rsi.lower == 30 && rsi.upper == 80)
         let dca = try #require(try BacktestRequest(strategy: .dca, dcaAmount: 50, dcaPeriod: .week).makeStrategy() as? DollarCostAveragingStrategy)
         #expect(dca.amount == 50 && dca.period == .week)
+    }
+
+    /// A request drawn from pools of valid and edge values for every setting, each setting invalid 1 time in 25
+    /// (and optional settings absent half the time).
+    static func randomRequest(_ rng: inout SplitMix64) -> BacktestRequest {
+        func pick<T>(_ values: [T]) -> T { values[Int(rng.next() % UInt64(values.count))] }
+        func pick<T>(_ valid: [T], invalid: [T]) -> T { rng.next() % 25 == 0 ? pick(invalid) : pick(valid) }
+        func maybe<T>(_ valid: [T], invalid: [T]) -> T? { rng.next() % 2 == 0 ? nil : pick(valid, invalid: invalid) }
+        let strategy = pick(StrategyKind.allCases)
+        return BacktestRequest(
+            strategy: strategy,
+            initialCapital: strategy == .dca && rng.next() % 4 != 0 ? nil : maybe([1, 100_000, 1e12], invalid: [0, -5, .infinity, .nan]),
+            commissionRate: pick([0, 0.001, 0.999], invalid: [1, -0.1, .nan]),
+            feePerOrder: pick([0, 1.5], invalid: [-1, .infinity, .nan]),
+            slippageBasisPoints: pick([0, 5, 9_999], invalid: [10_000, -1, .nan]),
+            fill: pick(FillTiming.allCases),
+            sizing: pick([nil] + SizingRule.allCases.map { Optional($0) }),
+            maxPositions: maybe([1, 3], invalid: [0, -2]),
+            fraction: maybe([0.5, 1], invalid: [0, 1.5, .nan]),
+            fractionalShares: pick([false, true]),
+            stopLossPercent: maybe([5, 99.9], invalid: [0, 100, -3, .nan]),
+            takeProfitPercent: maybe([10, 1e6], invalid: [0, -1, .infinity, .nan]),
+            rsiPeriod: maybe([1, 14, 1_000_000], invalid: [0, -3, 1_000_001]),
+            rsiLower: maybe([0, 30, 69.5], invalid: [-1, 70, 100, .nan]),
+            rsiUpper: maybe([70, 100], invalid: [0, 30, 101, .nan]),
+            dcaAmount: maybe([1, 500], invalid: [0, -10, .infinity]),
+            dcaPeriod: pick([nil] + ContributionPeriod.allCases.map { Optional($0) }))
+    }
+
+    @Test("the request rules, over 40,000 seeded requests: a request they accept makes a valid configuration and a strategy; the CLI's spelling differs only by --")
+    func requestRulesImplyAValidRun() throws {
+        var rng = SplitMix64(seed: 0x5E71_0029)
+        var accepted = 0
+        for _ in 0..<40_000 {
+            let request = Self.randomRequest(&rng)
+            let plain = request.settingsProblem()
+            let spelled = request.settingsProblem(optionPrefix: "--")
+            #expect((plain == nil) == (spelled == nil))
+            // Removing every `--` from the CLI's message gives the plain one (no message has `--` of its own).
+            #expect(spelled?.replacingOccurrences(of: "--", with: "") == plain)
+            guard plain == nil else { continue }
+            accepted += 1
+            for symbols in [1, 4] {
+                let problem = request.configuration(symbolCount: symbols).validationProblem()
+                #expect(problem == nil, "\(request): \(problem ?? "")")
+            }
+            _ = try request.makeStrategy()
+        }
+        // The pools give both kinds in numbers (a test that accepted nothing would prove nothing).
+        #expect(accepted > 400 && accepted < 39_000, "\(accepted) accepted")
+    }
+
+    @Test("model settings apply to sentio only, named as the caller spells them")
+    func modelSettingsApplyToSentioOnly() {
+        #expect(BacktestRequest(strategy: .sentio).settingsProblem(modelSettings: ["horizon"]) == nil)
+        #expect(BacktestRequest(strategy: .rsi).settingsProblem(optionPrefix: "--", modelSettings: ["horizon", "window"])
+            == "--horizon, --window apply to --strategy sentio only (signal model parameters)")
+        #expect(BacktestRequest(strategy: .dca).settingsProblem(modelSettings: ["horizon"])
+            == "horizon applies to strategy sentio only (signal model parameters)")
     }
 }

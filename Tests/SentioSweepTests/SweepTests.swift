@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import SentioAPI
+import SentioApplication
 import SentioBacktest
 import SentioCore
 import SentioReports

@@ -1,6 +1,7 @@
 import Foundation
 import SentioBacktest
 import SentioCore
+import SentioAPI
 import SentioSweep
 
 // The text forms of a sweep's output (SentioSweep's `SweepOutput`; its JSON form is SentioSweep's `json()`): the
