@@ -184,8 +184,10 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             // schemathesis.sh: run by .ci/run against a live `sentio serve`, not by `swift test`; the SignalR client
-            // script is run by FamilyHubTests.
-            exclude: ["schemathesis.sh", "signalr_family_client.py"]
+            // script is run by FamilyHubTests; the investing app's third-party client (growfolio-flow.sh,
+            // growfolio_flow.py) is run by InvestingTests; apple-test-token.sh mints test tokens for schemathesis.sh and
+            // the serve benchmark.
+            exclude: ["schemathesis.sh", "signalr_family_client.py", "growfolio-flow.sh", "growfolio_flow.py", "apple-test-token.sh"]
         ),
     ]
 )

@@ -9,7 +9,9 @@
 #     2-core machine's other core to the server), one table row per level: requests/s and p99 of both, ratio.
 #  2. `sentio-dev ws-load`: CLIENTS WebSocket clients; per round one new step POSTed; time from just before the
 #     POST to the last client's signal_update (p50/p99 over rounds); server RSS before and with the clients.
-#  3. `sentio-dev signalr-load`: the SignalR variant on the allowance app's hub /hubs/family: CLIENTS hub connections
+#  3. The same on the investing app's /api/v1/ws (Apple test token, apple-test-token.sh): to the last client's
+#     quote_updated.
+#  4. `sentio-dev signalr-load`: the SignalR variant on the allowance app's hub /hubs/family: CLIENTS hub connections
 #     over FAMILIES families' members; per round one transaction POSTed; time to the family's last TransactionCreated.
 # Usage: Benchmarks/serve/run.sh [RELEASE_BUILD_DIR]   (default .build/release;
 #        env: DURATION=10s CONNECTIONS=64 THREADS=2 SWEEP="8 16 32 64" SWEEP_THREADS=1 SWEEP_DURATION=5s
@@ -34,7 +36,8 @@ export SENTIO_JWT_SECRET=bench-jwt-secret-0123456789abcdef-0123
 "$SENTIO_DEV" ceiling --port 0 2>"$WORK/ceiling-stderr" &
 CPID=$!
 "$SENTIO" serve --db "$WORK/store.sqlite" --port 0 --replay Data/market --speed max --rate-limit 0 \
-  --ws-buffer 1024 2>"$WORK/stderr" &
+  --ws-buffer 1024 --apple-jwks Tests/Fixtures/investing/apple-test-jwks.json --apple-audience app.growfolio.bench \
+  --ws-heartbeat 3600 2>"$WORK/stderr" &
 PID=$!
 for _ in $(seq 1 600); do grep -q '^sentio serve: listening on ' "$WORK/stderr" && grep -q 'listening on ' "$WORK/ceiling-stderr" && break; sleep 0.1; done
 URL="$(sed -n 's/^sentio serve: listening on //p' "$WORK/stderr" | head -1)"
@@ -81,6 +84,12 @@ done
 # ROUNDS=0: the HTTP part only.
 [ "$ROUNDS" -gt 0 ] || exit 0
 timeout $((ROUNDS * 10 + 120)) "$SENTIO_DEV" ws-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --steps "$ROUNDS"
+# 3. The investing app's WebSocket: CLIENTS sockets of one signed-in investor on /api/v1/ws, each subscribed to
+#    TQQQ quotes; per round one new step POSTed; time to the last client's quote_updated (heartbeats off: 3600 s).
+APPLE="$(bash Tests/SentioServerTests/apple-test-token.sh bench-investor app.growfolio.bench)"
+curl -sf -X POST -H 'Content-Type: application/json' -d "{\"identity_token\":\"$APPLE\"}" "$URL/api/v1/auth/token" >/dev/null
+timeout $((ROUNDS * 10 + 120)) "$SENTIO_DEV" ws-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --steps "$ROUNDS" \
+  --investing-token "$APPLE"
 echo "== server RSS at the end: $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"
 timeout $((ROUNDS * 10 + 300)) "$SENTIO_DEV" signalr-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --families "$FAMILIES" --steps "$ROUNDS"
 echo "== server RSS at the end: $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"

@@ -580,9 +580,7 @@ struct SimulationCore: ~Copyable {
             reject(symbol: s, side: .buy, step: step, reason: .positionAlreadyOpen)
             return false
         }
-        let fillPrice = price * (1 + slippage)
-        let unitCost = fillPrice * (1 + commissionRate)
-        var budget: Double
+        let budget: Double
         if isContribution {
             budget = pendingAmount[s]
         } else {
@@ -599,37 +597,15 @@ struct SimulationCore: ~Copyable {
                 budget = markedEquity() * fraction
             }
         }
-        budget = Swift.min(budget, cash)
-        let raw = (budget - fee) / unitCost
-        guard raw != .infinity else {
-            reject(symbol: s, side: .buy, step: step, reason: .quantityOverflow)
+        let fill: BuyFill
+        switch BuyFill.size(budget: budget, cash: cash, price: price, costs: configuration.costs,
+                            fractionalShares: configuration.fractionalShares) {
+        case .filled(let f): fill = f
+        case .rejected(let reason):
+            reject(symbol: s, side: .buy, step: step, reason: reason)
             return false
         }
-        var quantity = configuration.fractionalShares ? raw : raw.rounded(.down)
-        if !(quantity > 0) {
-            let affordable = configuration.fractionalShares ? cash > fee : (cash - fee) / unitCost >= 1
-            reject(symbol: s, side: .buy, step: step, reason: affordable ? .zeroSize : .insufficientCash)
-            return false
-        }
-        var notional = quantity * fillPrice
-        var commission = notional * commissionRate + fee
-        if notional + commission > cash {
-            // Only reachable through rounding with fractional shares: shave the quantity to what cash pays. The
-            // cost is four rounded operations away from `quantity · unitCost + fee`, so it can exceed the cash by a
-            // few ulps: step the quantity down one ulp at a time until it fits (a handful of steps; 64 at most).
-            quantity = (cash - fee) / unitCost
-            var steps = 0
-            repeat {
-                quantity = quantity.nextDown
-                notional = quantity * fillPrice
-                commission = notional * commissionRate + fee
-                steps += 1
-            } while notional + commission > cash && quantity > 0 && steps < 64
-            guard quantity > 0, notional + commission <= cash else {
-                reject(symbol: s, side: .buy, step: step, reason: .insufficientCash)
-                return false
-            }
-        }
+        let fillPrice = fill.fillPrice, quantity = fill.quantity, notional = fill.notional, commission = fill.commission
         cash -= notional + commission
         commissionsPaid += commission
         let bar = cursor[s]

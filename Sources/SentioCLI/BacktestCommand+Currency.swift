@@ -27,11 +27,16 @@ extension BacktestCommand {
         if let events, events.isEmpty { throw ValidationError("--events needs a file name") }
     }
 
+    /// The rates of an FX file (`date,rate` or OHLCV rows: the close), as `backtest --fx` and `serve --fx` read them.
+    static func exchangeRates(file fx: String) throws -> ExchangeRates {
+        let file = try FXRateFile(text: try readTextFile(fx, role: "FX"), file: fx)
+        return ExchangeRates(dates: file.dates, rates: file.rates)
+    }
+
     /// With --currency: the market with prices in the investor's currency; `nil` otherwise.
     func translatedMarket(_ market: Market) throws -> InvestorCurrencyMarket? {
         guard let currency, let fx else { return nil }
-        let file = try FXRateFile(text: try readTextFile(fx, role: "FX"), file: fx)
-        let rates = ExchangeRates(dates: file.dates, rates: file.rates)
+        let rates = try Self.exchangeRates(file: fx)
         let translated = try InvestorCurrencyMarket(assetSeries: market.series, rates: rates, ratesName: fx)
         if let first = translated.previousRateBars.first {
             let count = translated.previousRateBars.count

@@ -14,13 +14,13 @@ import SentioStore
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the signals app and the LP portal over HTTP and WebSocket from the live engine.",
+        abstract: "Serve the signals app, the LP portal and the investing app over HTTP and WebSocket from the live engine.",
         discussion: """
             When ready, prints one line to standard error: `sentio serve: listening on http://HOST:PORT`.
             SIGTERM/SIGINT shut down gracefully (WebSockets closed with 1001, requests in flight finished, last commit).
             POST /api/v1/bars needs SENTIO_INGEST_TOKEN in the environment; the LP portal needs SENTIO_JWT_SECRET \
             (at least 32 bytes) and accounts in --db (`sentio users add|invite`); password-reset mail is written \
-            to --mail-dir DIR as .eml files.
+            to --mail-dir DIR as .eml files. The investing app (Growfolio) needs --apple-jwks FILE and --apple-audience ID.
             The endpoints are described at GET /openapi.json; the dashboard is at /.
             The family allowance app (/api/v1/auth, /children, /transactions, /dashboard, /goals, /analytics and the \
             SignalR hub /hubs/family) needs SENTIO_JWT_SECRET; its data is in --db (`sentio allowance export`). With \
@@ -101,7 +101,10 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --holdings: OHLCV CSV files or directories with the holdings' prices, comma-separated.", valueName: "PATHS"))
     var prices: String?
 
+    @OptionGroup(title: "Investing app (Growfolio)") var investing: InvestingOptions
+
     func validate() throws {
+        try investing.validate()
         guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0...65535, got \(port)") }
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be ≥ 0, got \(rateLimit)") }
         guard maxBody >= 1 else { throw ValidationError("--max-body must be ≥ 1, got \(maxBody)") }
@@ -187,7 +190,7 @@ struct ServeCommand: ParsableCommand {
         }
         let server = SentioHTTPServer(
             options: options, backend: backend, portal: portal, accounts: accounts, portalFromStore: portalFromStore,
-            replay: feed, follow: followFeed, logger: logger)
+            replay: feed, follow: followFeed, investing: try investing.service(database: database, request: request), logger: logger)
         let host = self.host
         let done = DispatchSemaphore(value: 0)
         let failure = LockedError()
@@ -274,4 +277,78 @@ final class LockedError: @unchecked Sendable {
     private var error: Error?
     func set(_ e: Error) { lock.lock(); error = e; lock.unlock() }
     func get() -> Error? { lock.lock(); defer { lock.unlock() }; return error }
+}
+
+/// `sentio serve`'s options of the investing app: the Apple identity tokens' key set and audience, the WebSocket's
+/// limits and timings, the synthetic quote spread, and the FX rates of a replay. The paper brokerage's costs and
+/// fill timing are the strategy options' (`--commission`, `--fee`, `--slippage-bps`, `--fill`), as in
+/// `backtest --strategy dca --currency GBP`.
+struct InvestingOptions: ParsableArguments {
+    @Option(name: .customLong("apple-jwks"), help: ArgumentHelp("JSON Web Key Set of the Sign in with Apple keys (RS256): turns the investing app on.", valueName: "FILE"))
+    var appleJWKS: String?
+
+    @Option(name: .customLong("apple-audience"), help: ArgumentHelp("The `aud` every identity token must carry (the app's bundle id).", valueName: "ID"))
+    var appleAudience: String?
+
+    @Option(name: .customLong("ws-max-connections"), help: ArgumentHelp("Investing WebSocket connections at once; one more is closed with 4005.", valueName: "N"))
+    var maxConnections = 10_000
+
+    @Option(name: .customLong("ws-heartbeat"), help: ArgumentHelp("Seconds between the investing WebSocket's heartbeats.", valueName: "SECONDS"))
+    var heartbeat = 30
+
+    @Option(name: .customLong("ws-pong-grace"), parsing: .unconditional, help: ArgumentHelp("Seconds after a heartbeat interval without a pong before the socket is closed (1008).", valueName: "SECONDS"))
+    var pongGrace = 10.0
+
+    @Option(name: .customLong("quote-spread-bps"), parsing: .unconditional, help: ArgumentHelp("Synthetic half-spread of quote_updated in basis points: bid = price × (1 − bps/10⁴), ask = price × (1 + bps/10⁴).", valueName: "BPS"))
+    var quoteSpread = 5.0
+
+    @Option(name: .customLong("fx"), help: ArgumentHelp("GBPUSD rates for the paper brokerage (as `backtest --fx`); GBPUSD bars of the feed override them day by day.", valueName: "FILE"))
+    var fx: String?
+
+    func validate() throws {
+        if (appleJWKS == nil) != (appleAudience == nil) { throw ValidationError("--apple-jwks and --apple-audience go together") }
+        guard maxConnections >= 1 else { throw ValidationError("--ws-max-connections must be ≥ 1, got \(maxConnections)") }
+        guard heartbeat >= 1 else { throw ValidationError("--ws-heartbeat must be ≥ 1 second, got \(heartbeat)") }
+        guard pongGrace >= 0, pongGrace.isFinite else { throw ValidationError("--ws-pong-grace must be ≥ 0, got \(pongGrace)") }
+        guard quoteSpread >= 0, quoteSpread < 10_000 else { throw ValidationError("--quote-spread-bps must be in [0, 10000), got \(quoteSpread)") }
+        if fx != nil && appleJWKS == nil { throw ValidationError("--fx needs the investing app (--apple-jwks FILE --apple-audience ID)") }
+    }
+
+    /// The investing service: the paper brokerage in `database` with the request's costs and fill timing, and the
+    /// key set's verifier; `nil` when the app is off.
+    func service(database: SentioDatabase, request: BacktestRequest) throws -> InvestingService? {
+        guard let appleJWKS, let appleAudience else { return nil }
+        let configuration = PaperBrokerage.Configuration(
+            costs: TradingCosts(commissionRate: request.commissionRate, feePerOrder: request.feePerOrder, slippageBasisPoints: request.slippageBasisPoints),
+            fill: request.fill, rates: try fx.map { try BacktestCommand.exchangeRates(file: $0) })
+        let brokerage = try PaperBrokerage(database: database, configuration: configuration)
+        let jwks = try readTextFile(appleJWKS, role: "JWKS")
+        // The key collection is an actor: build it on a task and wait (the server has not started yet).
+        let made = LockedVerifier(), done = DispatchSemaphore(value: 0)
+        Task {
+            do { made.set(.success(try await AppleIdentityVerifier(jwks: jwks, audience: appleAudience))) } catch { made.set(.failure(error)) }
+            done.signal()
+        }
+        done.wait()
+        let verifier: AppleIdentityVerifier
+        switch made.get() {
+        case .success(let v): verifier = v
+        case .failure(let e): throw UsageError("--apple-jwks \(appleJWKS): \(e)")
+        case nil: throw UsageError("--apple-jwks \(appleJWKS): not read")
+        }
+        var options = InvestingService.Options()
+        options.maxConnections = maxConnections
+        options.heartbeatSeconds = heartbeat
+        options.pongGraceSeconds = pongGrace
+        options.quoteSpreadBasisPoints = quoteSpread
+        return InvestingService(brokerage: brokerage, verifier: verifier, options: options)
+    }
+}
+
+/// The verifier built on a task, handed to the blocked main thread.
+final class LockedVerifier: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<AppleIdentityVerifier, any Error>?
+    func set(_ r: Result<AppleIdentityVerifier, any Error>) { lock.lock(); result = r; lock.unlock() }
+    func get() -> Result<AppleIdentityVerifier, any Error>? { lock.lock(); defer { lock.unlock() }; return result }
 }

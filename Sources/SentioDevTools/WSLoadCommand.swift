@@ -20,7 +20,7 @@ import Darwin
 struct WSLoadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ws-load",
-        abstract: "WebSocket load client: N clients on /ws/signals; time from POSTing a step to the last client's signal_update; server RSS.",
+        abstract: "WebSocket load client: N clients on /ws/signals (or the investing app's /api/v1/ws); time from POSTing a step to the last client's signal_update (quote_updated); server RSS.",
         discussion: "Needs SENTIO_INGEST_TOKEN (the server's). Each round waits at most 10 s for its updates; a round some client missed is reported.")
 
     @OptionGroup var load: LoadOptions
@@ -33,6 +33,9 @@ struct WSLoadCommand: ParsableCommand {
     var steps: Int { load.steps }
     var pid: Int32? { load.pid }
     var interval: Double { load.interval }
+
+    @Option(name: .customLong("investing-token"), help: ArgumentHelp("Load the investing app's WebSocket instead: each client connects to /api/v1/ws with this Apple identity token (of a signed-in user), subscribes to quotes of --symbol, and the round's time is to its quote_updated.", valueName: "JWT"))
+    var investingToken: String?
 
     func run() throws {
         guard let token = ProcessInfo.processInfo.environment["SENTIO_INGEST_TOKEN"], !token.isEmpty else {
@@ -55,13 +58,17 @@ struct WSLoadCommand: ParsableCommand {
         guard prices.contains(where: { $0.0 == symbol }) else { throw ValidationError("--symbol \(symbol) is not served") }
         let rssBefore = rss()
 
-        let reader = try FanoutReader(endpoint: endpoint, clients: clients)
+        // Investing: the welcome and the ack come before the rounds; the timed message is the round's quote_updated,
+        // whose timestamp is written with microseconds.
+        let path = investingToken.map { "/api/v1/ws?token=\($0)&device_type=ios&app_version=bench" } ?? "/ws/signals"
+        let subscribe = investingToken == nil ? nil : #"{"type":"subscribe","channels":["quotes"],"symbols":["\#(symbol)"]}"#
+        let reader = try FanoutReader(endpoint: endpoint, paths: Array(repeating: path, count: clients), hello: subscribe)
         let readerThread = Thread { reader.loop() }
         readerThread.start()
         defer { reader.stop() }
         // Every client has its snapshot (one message per served symbol) before the rounds start.
         let snapshotDeadline = monotonicNanoseconds() + 60_000_000_000
-        while reader.messagesEach() < prices.count {
+        while reader.messagesEach() < (investingToken == nil ? prices.count : 2) {
             guard monotonicNanoseconds() < snapshotDeadline else {
                 throw ValidationError("the clients did not all get their snapshot within 60 s")
             }
@@ -79,7 +86,8 @@ struct WSLoadCommand: ParsableCommand {
                 lines += "{\"symbol\":\"\(sym)\",\"timestamp\":\"\(stamp)\",\"open\":\(price),\"high\":\(max(price, close) * 1.001),"
                     + "\"low\":\(min(price, close) * 0.999),\"close\":\(close),\"volume\":1000000}\n"
             }
-            reader.arm(target: "\"\(stamp)\"", symbol: "\"\(symbol)\"")
+            let timed = investingToken == nil ? stamp : String(stamp.dropLast()) + ".000000"
+            reader.arm(target: "\"\(timed)\"", symbol: "\"\(symbol)\"")
             let start = monotonicNanoseconds()
             let (postStatus, postBody) = try endpoint.http(
                 "POST", "/api/v1/bars", body: lines, headers: ["Authorization: Bearer \(token)", "Content-Type: application/x-ndjson"])
@@ -92,8 +100,9 @@ struct WSLoadCommand: ParsableCommand {
         }
         func percentile(_ xs: [Double], _ p: Double) -> Double { nearestRankPercentile(xs.sorted(), p / 100) ?? .nan }
         func ms(_ x: Double) -> String { String(format: "%.2f", x) }
-        print("== \(clients) clients, \(prices.count) symbols, \(rounds.count) rounds; closed by the server: \(reader.closedCount())")
-        print("== POST step → last client's \(symbol) signal_update (ms): p50 \(ms(percentile(rounds, 50)))  p99 \(ms(percentile(rounds, 99)))  max \(ms(rounds.max() ?? .nan))")
+        let timedMessage = investingToken == nil ? "signal_update" : "quote_updated"
+        print("== \(clients) clients on \(path.split(separator: "?")[0]), \(prices.count) symbols, \(rounds.count) rounds; closed by the server: \(reader.closedCount())")
+        print("== POST step → last client's \(symbol) \(timedMessage) (ms): p50 \(ms(percentile(rounds, 50)))  p99 \(ms(percentile(rounds, 99)))  max \(ms(rounds.max() ?? .nan))")
         print("== POST step → each delivery, \(deliveries.count) deliveries (ms): p50 \(ms(percentile(deliveries, 50)))  p99 \(ms(percentile(deliveries, 99)))")
         if let rssBefore, let rssWith {
             print("== server RSS: \(rssBefore / 1024) MB before the clients, \(rssWith / 1024) MB with \(clients) clients connected")

@@ -9,8 +9,11 @@ actor LiveEngine {
     let hub: SignalHub
     let cache: NIOLockedValueBox<[String: CachedBody]>
     let metrics: ServerMetrics
+    /// The investing app's paper brokerage: fed each batch after the backend.
+    let investing: InvestingService?
 
-    init(backend: sending any LiveBackend, hub: SignalHub, metrics: ServerMetrics) {
+    init(backend: sending any LiveBackend, hub: SignalHub, metrics: ServerMetrics, investing: InvestingService? = nil) {
+        self.investing = investing
         self.backend = backend
         self.hub = hub
         self.metrics = metrics
@@ -33,6 +36,11 @@ actor LiveEngine {
             cache.withLockedValue { $0.removeAll(keepingCapacity: true) }
         }
         hub.publish(Self.encode(result.messages))
+        if let investing {
+            let (commit, fanout) = try investing.ingestMeasured(bars)
+            metrics.investingCommit.record(commit)
+            metrics.investingFanout.record(fanout)
+        }
         return result.outcomes
     }
 

@@ -190,6 +190,16 @@ final class ChannelSink: SignalSink, @unchecked Sendable {
         channel.eventLoop.execute { self.write(wire, messages: messages) }
     }
 
+    /// The channel's event loop: a fan-out to many sinks can queue one task per loop that calls
+    /// ``writeOnLoop(_:messages:)`` for each of its sinks, instead of one task per sink.
+    var eventLoop: any EventLoop { channel.eventLoop }
+
+    /// ``enqueue(_:messages:)``, called on ``eventLoop``.
+    func writeOnLoop(_ wire: ByteBuffer, messages: Int) {
+        eventLoop.preconditionInEventLoop()
+        write(wire, messages: messages)
+    }
+
     private func write(_ wire: ByteBuffer, messages: Int) {
         guard !isDropped, messages > 0 else { return }
         guard outstanding + messages <= capacity else {

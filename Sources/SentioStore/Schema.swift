@@ -24,6 +24,7 @@ enum Schema {
         ("v5-sweeps", 5, SentioDatabase.sweepsSchema, nil),
         ("v6-accounts", 6, SentioDatabase.accountsSchema, nil),
         ("v7-allowance", 7, SentioDatabase.allowanceSchema, nil),
+        ("v8-investing", 8, SentioDatabase.investingSchema, nil),
     ]
 
     /// The first schema version whose `bar_blocks` rows carry a checksum.

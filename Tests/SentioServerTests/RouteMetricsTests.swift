@@ -26,6 +26,9 @@ struct RouteMetricsTests {
         ["api", "v1", "transactions", "categories"], ["api", "v1", "transactions", "children", "*"],
         ["api", "v1", "children", "*", "pay-allowance"], ["api", "v1", "dashboard", "parent"], ["api", "v1", "dashboard", "child"],
         ["api", "v1", "analytics", "spending"], ["api", "v1", "goals"], ["api", "v1", "goals", "*", "progress"],
+        // The investing app.
+        ["api", "v1", "auth", "token"], ["api", "v1", "account"], ["api", "v1", "positions"], ["api", "v1", "orders"],
+        ["api", "v1", "transfers"], ["api", "v1", "dca", "schedules"], ["api", "v1", "dca", "schedules", "*"], ["api", "v1", "ws"],
     ]
 
     /// A pattern's metrics label (`/api/v1/symbols/{id}` style).
@@ -65,7 +68,7 @@ struct RouteMetricsTests {
         }
         let words = ["", "api", "v1", "signals", "symbols", "TQQQ", "funds", "documents", "static", "app.js", "app.css",
                      "ws", "healthz", "metrics", "openapi.json", "trades", "trades.csv", "bars", "portfolio", "crypto",
-                     "dashboard", "signal", "x", "..", "%2f", "ü"]
+                     "dashboard", "signal", "x", "..", "%2f", "ü", "account", "dca", "schedules", "auth", "token"]
         var rng = SplitMix64(seed: 1414)
         var matched = 0
         for _ in 0..<20_000 {

@@ -183,7 +183,9 @@ struct ServerEndpointTests {
                   "/api/v1/transactions", "/api/v1/transactions/categories", "/api/v1/transactions/children/{childId}",
                   "/api/v1/children/{id}/pay-allowance", "/api/v1/dashboard/parent", "/api/v1/dashboard/child",
                   "/api/v1/analytics/spending", "/api/v1/goals", "/api/v1/goals/{id}/progress", "/hubs/family/negotiate",
-                  "/hubs/family"] {
+                  "/hubs/family",
+                  "/api/v1/auth/token", "/api/v1/account", "/api/v1/positions", "/api/v1/orders", "/api/v1/transfers",
+                  "/api/v1/dca/schedules", "/api/v1/dca/schedules/{id}", "/api/v1/ws"] {
             #expect(paths[p] != nil, "\(p) undocumented")
         }
     }

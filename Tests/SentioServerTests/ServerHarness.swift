@@ -50,7 +50,8 @@ final class ServerHarness: @unchecked Sendable {
 
     init(
         preload: Int = 480, configure: (inout ServerOptions) -> Void = { _ in }, portal: FundPortal? = nil,
-        portalFromStore: Bool = false, follow: URL? = nil, hasher: PasswordHasher = ServerHarness.hasher, marketData: Bool = true
+        portalFromStore: Bool = false, follow: URL? = nil, hasher: PasswordHasher = ServerHarness.hasher, marketData: Bool = true,
+        investing: ((SentioDatabase) async throws -> InvestingService)? = nil
     ) async throws {
         directory = try temporaryDirectory("sentio-serve-tests")
         let database = try SentioDatabase(path: directory.appendingPathComponent("store.sqlite").path)
@@ -91,7 +92,7 @@ final class ServerHarness: @unchecked Sendable {
             clock: { clock.withLockedValue { $0 } })
         let server = SentioHTTPServer(
             options: options, backend: backend, portal: chosenPortal, accounts: accounts, portalFromStore: portalFromStore,
-            follow: followFeed, logger: logger)
+            follow: followFeed, investing: try await investing?(database), logger: logger)
         self.server = server
         let (ready, continuation) = AsyncStream<Int>.makeStream()
         runTask = Task {

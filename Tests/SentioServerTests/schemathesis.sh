@@ -23,7 +23,8 @@ printf 'schemathesis admin password\n' | "$SENTIO" users add admin@example.com -
 printf 'schemathesis empty password\n' | "$SENTIO" users add empty@example.com --role USER --password-stdin --db "$WORK/store.sqlite" >/dev/null
 "$SENTIO" serve --db "$WORK/store.sqlite" --port 0 --replay Data/market --speed max --rate-limit 0 \
   --funds Data/funds/events.csv --fund-metadata Data/funds/funds.csv \
-  --holdings Data/funds/holdings.csv --prices Data/crypto --mail-dir "$WORK/mail" 2>"$WORK/stderr" &
+  --holdings Data/funds/holdings.csv --prices Data/crypto --mail-dir "$WORK/mail" \
+  --apple-jwks Tests/Fixtures/investing/apple-test-jwks.json --apple-audience app.growfolio.schemathesis 2>"$WORK/stderr" &
 PID=$!
 for _ in $(seq 1 600); do
   if grep -q '^sentio serve: listening on ' "$WORK/stderr"; then break; fi
@@ -38,6 +39,14 @@ JWT="$(curl -sf -X POST -H 'Content-Type: application/json' \
 EMPTY_JWT="$(curl -sf -X POST -H 'Content-Type: application/json' \
   -d '{"email":"empty@example.com","password":"schemathesis empty password"}' "$URL/api/auth/callback/credentials" |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
+# The investing app: an Apple identity token signed with the test key (apple-test-token.sh), a sign-in, a deposit
+# and a schedule, so that its endpoints have data.
+APPLE="$(bash Tests/SentioServerTests/apple-test-token.sh schemathesis-investor app.growfolio.schemathesis)"
+curl -sf -X POST -H 'Content-Type: application/json' -d "{\"identity_token\":\"$APPLE\",\"user_first_name\":\"Schema\"}" "$URL/api/v1/auth/token" >/dev/null
+curl -sf -X POST -H "Authorization: Bearer $APPLE" -H 'Content-Type: application/json' \
+  -d '{"direction":"INCOMING","amount":"1000","currency":"GBP"}' "$URL/api/v1/transfers" >/dev/null
+curl -sf -X POST -H "Authorization: Bearer $APPLE" -H 'Content-Type: application/json' \
+  -d '{"symbol":"TQQQ","amount_gbp":"100","every":"month","start":"2020-01-01"}' "$URL/api/v1/dca/schedules" >/dev/null
 # Let the replay finish so that every endpoint has data.
 for _ in $(seq 1 600); do
   curl -sf "$URL/api/v1/trades" >/dev/null && break
@@ -66,15 +75,22 @@ ALLOWANCE_PATHS=(/api/v1/auth/register /api/v1/auth/login /api/v1/children /api/
   /api/v1/dashboard/parent /api/v1/dashboard/child /api/v1/analytics/spending /api/v1/goals /api/v1/goals/{id}/progress
   /hubs/family/negotiate)
 EXCLUDES=(--exclude-path /hubs/family)
+# The investing app's endpoints take an Apple identity token: they run apart with it (below).
+INVESTING=(/api/v1/auth/token /api/v1/account /api/v1/positions /api/v1/orders /api/v1/transfers /api/v1/dca/schedules
+  /api/v1/dca/schedules/{id})
 INCLUDES=()
 ALLOWANCE_INCLUDES=()
 for p in "${ACCOUNT_POSTS[@]}"; do EXCLUDES+=(--exclude-path "$p"); INCLUDES+=(--include-path "$p"); done
 for p in "${ALLOWANCE_PATHS[@]}"; do EXCLUDES+=(--exclude-path "$p"); ALLOWANCE_INCLUDES+=(--include-path "$p"); done
+INVESTING_EXCLUDES=()
+for p in "${INVESTING[@]}"; do INVESTING_EXCLUDES+=(--exclude-path "$p"); done
 "$VENV/bin/st" run "$URL/openapi.json" \
   --checks all \
   --exclude-path /ws/signals \
+  --exclude-path /api/v1/ws \
   --exclude-path /api/v1/bars \
   "${EXCLUDES[@]}" \
+  "${INVESTING_EXCLUDES[@]}" \
   --header "Authorization: Bearer $JWT" \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \
   --seed 1 \
@@ -107,6 +123,29 @@ curl -sf -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $
   --include-path /api/dashboard \
   --include-path /api/funds \
   --header "Authorization: Bearer $EMPTY_JWT" \
+  --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \
+  --seed 1 \
+  --no-color
+# The investing app with the investor's Apple identity token: the reads and the deletion with all checks; the
+# writes (a schema-valid deposit or schedule may rightly be refused: an amount of 0, an empty symbol; a sign-in token
+# that does not verify) without positive_data_acceptance.
+"$VENV/bin/st" run "$URL/openapi.json" \
+  --checks all \
+  --include-path /api/v1/account \
+  --include-path /api/v1/positions \
+  --include-path /api/v1/orders \
+  --include-path /api/v1/dca/schedules/{id} \
+  --header "Authorization: Bearer $APPLE" \
+  --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \
+  --seed 1 \
+  --no-color
+"$VENV/bin/st" run "$URL/openapi.json" \
+  --checks all \
+  --include-path /api/v1/auth/token \
+  --include-path /api/v1/transfers \
+  --include-path /api/v1/dca/schedules \
+  --exclude-checks positive_data_acceptance \
+  --header "Authorization: Bearer $APPLE" \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \
   --seed 1 \
   --no-color

@@ -16,18 +16,6 @@ struct AccountsHTTP: Sendable {
         do { return try await SentioHTTPServer.offload { try work(accounts) } } catch { throw Self.serverError(error) }
     }
 
-    /// The account of the request's bearer token (401 otherwise); with `queryToken`, a request without an
-    /// `Authorization` header may give the token as the `access_token` query parameter (WebSocket clients in browsers
-    /// cannot set headers; SignalR clients send it so).
-    func authorize(_ request: Request, queryToken: Bool = false) async throws -> StoredUser {
-        let given = SentioHTTPServer.bearer(request)
-            ?? (queryToken ? request.uri.queryParameters.get("access_token").flatMap { $0.isEmpty ? nil : String($0) } : nil)
-        guard let token = given, let accounts else {
-            throw ServerError(status: .unauthorized, message: "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
-        }
-        do { return try await SentioHTTPServer.offload { try accounts.authenticate(token: token) } } catch { throw Self.serverError(error) }
-    }
-
     /// An account error as its HTTP answer.
     static func serverError(_ error: any Error) -> any Error {
         switch error {
@@ -50,18 +38,48 @@ struct AccountsHTTP: Sendable {
     }
 }
 
+/// What turns a bearer token into the identity of a request: the accounts of the LP portal and the allowance app
+/// (``AccountsHTTP``, their HS256 tokens) or the investing app's Apple identity tokens (`AppleIdentityVerifier`). An
+/// invalid token throws the verifier's HTTP answer (401).
+protocol BearerTokenVerifier<Identity>: Sendable {
+    associatedtype Identity: Sendable
+    func identity(ofBearer token: String) async throws -> Identity
+}
+
 /// The one authentication path of the apps with accounts (hummingbird-auth's `AuthenticatorMiddleware`): a route
-/// group behind it runs only for a request whose bearer token names an account, and its handlers read the account
-/// with `context.requireIdentity()`. A missing token is 401 with `WWW-Authenticate: Bearer`; an invalid, expired or
-/// revoked one is the account service's answer (401); accounts off is 401.
-struct AccountAuthenticator: AuthenticatorMiddleware {
-    typealias Context = ServerContext
-    let accounts: AccountsHTTP
-    /// Whether the token may also be the `access_token` query parameter (the SignalR hub's routes only).
+/// group behind it runs only for a request whose bearer token its verifier accepts, and its handlers read the
+/// identity with `context.requireIdentity()`. A missing token is 401 with `WWW-Authenticate: Bearer`; an invalid,
+/// expired or revoked one is the verifier's answer (401); accounts off is 401.
+struct BearerAuthenticator<Context: AuthRequestContext, Verifier: BearerTokenVerifier>: AuthenticatorMiddleware
+where Verifier.Identity == Context.Identity {
+    let verifier: Verifier
+    /// Whether a request without an `Authorization` header may give the token as the `access_token` query parameter
+    /// (WebSocket clients in browsers cannot set headers; SignalR clients send it so): the SignalR hub's routes only.
     var queryToken = false
 
-    func authenticate(request: Request, context: ServerContext) async throws -> StoredUser? {
-        try await accounts.authorize(request, queryToken: queryToken)
+    func authenticate(request: Request, context: Context) async throws -> Context.Identity? {
+        let given = SentioHTTPServer.bearer(request)
+            ?? (queryToken ? request.uri.queryParameters.get("access_token").flatMap { $0.isEmpty ? nil : String($0) } : nil)
+        guard let token = given else {
+            throw ServerError(status: .unauthorized, message: "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
+        }
+        return try await verifier.identity(ofBearer: token)
+    }
+}
+
+/// The authenticator of the apps with accounts (the LP portal, the allowance app): accounts by their HS256 tokens.
+typealias AccountAuthenticator = BearerAuthenticator<ServerContext, AccountsHTTP>
+
+extension BearerAuthenticator where Verifier == AccountsHTTP {
+    init(accounts: AccountsHTTP, queryToken: Bool = false) { self.init(verifier: accounts, queryToken: queryToken) }
+}
+
+extension AccountsHTTP: BearerTokenVerifier {
+    func identity(ofBearer token: String) async throws -> StoredUser {
+        guard let accounts else {
+            throw ServerError(status: .unauthorized, message: "a bearer token is required", headers: [.wwwAuthenticate: "Bearer"])
+        }
+        do { return try await SentioHTTPServer.offload { try accounts.authenticate(token: token) } } catch { throw Self.serverError(error) }
     }
 }
 

@@ -36,6 +36,8 @@ public final class SentioHTTPServer: Sendable {
     let uploadLock = NIOLock()
     let replay: ReplayFeed?
     let follow: FollowFeed?
+    /// The investing app's backend; `nil`: its routes answer 503 and its WebSocket closes with 4001.
+    let investing: InvestingService?
     let rateLimiter: RateLimiter
     let portalCache = NIOLockedValueBox<[String: CachedBody]>([:])
     let group = NIOLockedValueBox<ServiceGroup?>(nil)
@@ -51,18 +53,20 @@ public final class SentioHTTPServer: Sendable {
     ///     there; otherwise they are refused with 409).
     ///   - replay: bars to feed through the backend while serving.
     ///   - follow: a directory of CSV files to follow while serving (bars from appended rows).
+    ///   - investing: the investing app's paper brokerage, fed every ingested bar after the live backend.
     ///   - logger: where the server and its services log.
     public init(
         options: ServerOptions, backend: sending any LiveBackend, portal: FundPortal? = nil, accounts: AccountService? = nil,
         portalFromStore: Bool = false, replay: ReplayFeed? = nil, follow: FollowFeed? = nil,
-        logger: Logger = Logger(label: "sentio.serve")
+        investing: InvestingService? = nil, logger: Logger = Logger(label: "sentio.serve")
     ) {
         self.options = options
         let metrics = ServerMetrics()
         let hub = SignalHub(capacity: options.webSocketBuffer)
         self.metrics = metrics
         self.hub = hub
-        engine = LiveEngine(backend: backend, hub: hub, metrics: metrics)
+        engine = LiveEngine(backend: backend, hub: hub, metrics: metrics, investing: investing)
+        self.investing = investing
         portalState = NIOLockedValueBox(portal)
         self.accounts = accounts
         let allowance = accounts.map(AllowanceService.init(accounts:))
@@ -124,6 +128,7 @@ public final class SentioHTTPServer: Sendable {
             },
             logger: logger)
         let hub = self.hub, engine = self.engine, logger = self.logger, familyHub = self.familyHub
+        let investingHub = investing?.hub
         // Shut down in reverse order: WebSockets (1001), replay, HTTP (finish in flight), engine (last commit).
         let engineService = LifecycleStep(name: "engine-commit") {
             do { try await engine.finish() } catch { logger.error("last commit failed: \(error)") }
@@ -131,8 +136,10 @@ public final class SentioHTTPServer: Sendable {
         let webSocketService = LifecycleStep(name: "websockets") {
             hub.shutdown()
             familyHub.shutdown()
+            investingHub?.shutdown()
             // Give the handlers a moment to send their close frames.
-            for _ in 0..<50 where hub.clientCount > 0 || hub.activeHandlers > 0 || familyHub.activeHandlers > 0 {
+            for _ in 0..<50 where hub.clientCount > 0 || hub.activeHandlers > 0 || familyHub.activeHandlers > 0
+                || (investingHub?.activeHandlers ?? 0) > 0 {
                 try? await Task.sleep(for: .milliseconds(20))
             }
         }

@@ -7,6 +7,9 @@ final class ServerMetrics: Sendable {
     let barsIngested: Counter
     let webSocketClients: Gauge
     let commit: DurationHistogram
+    /// The investing app: the paper brokerage's commit of a batch, and the fan-out of its events to the sockets.
+    let investingCommit: DurationHistogram
+    let investingFanout: DurationHistogram
     static let buckets: [Duration] = [.microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(10),
                                       .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5)]
 
@@ -15,6 +18,10 @@ final class ServerMetrics: Sendable {
         webSocketClients = registry.makeGauge(name: "sentio_websocket_clients", help: "Connected WebSocket clients")
         commit = registry.makeDurationHistogram(
             name: "sentio_journal_commit_seconds", buckets: Self.buckets, help: "Time to make an ingestion batch durable")
+        investingCommit = registry.makeDurationHistogram(
+            name: "sentio_investing_commit_seconds", buckets: Self.buckets, help: "Time to make a batch durable in the paper brokerage")
+        investingFanout = registry.makeDurationHistogram(
+            name: "sentio_investing_fanout_seconds", buckets: Self.buckets, help: "Time to queue a batch's investing events on every socket")
         other = RouteMetrics(label: "other", registry: registry)
     }
 

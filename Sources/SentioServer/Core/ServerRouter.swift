@@ -18,6 +18,7 @@ extension SentioHTTPServer {
         addLiteRoutes(to: table)
         addPortalRoutes(to: table)
         addAllowanceRoutes(to: table)
+        addInvestingRoutes(to: table)
 
         let routes = KnownRoutes(table, metrics: metrics)
         let router = Router(context: ServerContext.self)

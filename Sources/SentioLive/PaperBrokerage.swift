@@ -1,0 +1,468 @@
+import Foundation
+import SentioBacktest
+import SentioCore
+import SentioData
+import SentioStore
+
+/// What a paper brokerage did, for one investor (``PaperEvent/userID``) or for everyone (`nil`: quotes and FX),
+/// in the order it happened. Emitted only after the change is durable.
+public struct PaperEvent: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A symbol's bar: its quote (`close` in USD; `rate` the latest GBPUSD rate, `nil` before the first).
+        case quote(symbol: String, time: Int64, close: Double, previousClose: Double?, rate: Double?)
+        /// A GBPUSD bar.
+        case fxRate(rate: Double, time: Int64)
+        case orderCreated(StoredPaperOrder)
+        case orderFilled(StoredPaperOrder)
+        case orderRejected(StoredPaperOrder)
+        /// A pending order of a deleted schedule.
+        case orderCancelled(StoredPaperOrder)
+        /// A position after a fill: `created` when it was flat before.
+        case position(PaperPosition, created: Bool)
+        case cashChanged(cashGBP: Double, rate: Double?)
+        case dcaExecuted(StoredPaperOrder)
+        case dcaFailed(scheduleID: String, symbol: String, amountGBP: Double, time: Int64, reason: String)
+        case transferComplete(StoredPaperTransfer)
+    }
+
+    /// The investor the event belongs to; `nil` for market events (quotes, FX).
+    public var userID: String?
+    public var kind: Kind
+}
+
+/// One holding of a paper account, from its filled orders.
+public struct PaperPosition: Sendable, Equatable {
+    public var symbol: String
+    public var quantity: Double
+    /// GBP spent on it: notional plus commission.
+    public var costGBP: Double
+    /// The last close in USD (`nil` before the symbol's first bar).
+    public var lastPriceUSD: Double?
+}
+
+/// Why a brokerage operation was refused (the server answers 4xx).
+public struct PaperBrokerageError: Error, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable { case invalid, notFound }
+    public var kind: Kind
+    public var description: String
+
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
+
+/// The investing app's paper brokerage: investors' GBP cash accounts, deposits, and DCA schedules executed on the
+/// live feed's bars with the backtest's DCA rules — one implementation.
+///
+/// Rules, the same as `backtest --strategy dca --currency GBP --fx FILE` (SentioBacktest's
+/// `DollarCostAveragingStrategy`, `InvestorCurrencyMarket`, `BuyFill`):
+/// - A schedule is due at a bar of its symbol at or after its start whose week or month
+///   (`ContributionPeriod.periodKey`) differs from the period of its last execution: the order is placed at that
+///   bar (`order_created`) and filled at the next bar's open (`FillTiming.nextOpen`, the default) or at the same
+///   bar's close (`.close`).
+/// - The fill converts the USD price at the GBPUSD rate of the fill bar's UTC date, or the last date before it
+///   (rates: each day's last `GBPUSD` bar close from the feed, over the `--fx` file's rates), and sizes with
+///   `BuyFill.size` (fractional shares, the configuration's slippage, commission and fee).
+/// - The order's budget is reserved from the cash when placed: a schedule due without that much free cash fails
+///   (`dca_failed` with the reason) and waits for its next period; cash never goes negative.
+///
+/// Each operation writes its changes in one store transaction before its events are returned; bars at or before
+/// a symbol's last seen bar are duplicates (a restarted replay catches up without doing anything twice). One task
+/// at a time (the server serializes calls).
+public final class PaperBrokerage {
+    /// Costs and fill timing of the purchases, and the FX pair's symbol.
+    public struct Configuration: Sendable {
+        public var costs: TradingCosts
+        public var fill: FillTiming
+        /// The feed symbol of the rates (USD per GBP).
+        public var fxSymbol: String
+        /// Rates given up front (`--fx FILE` during a replay); feed rates of the same days replace them.
+        public var rates: ExchangeRates?
+
+        /// The backtest's DCA defaults (`BacktestRequest`): commission 0.1 %, no fee or slippage, next-open fills.
+        public init(costs: TradingCosts = TradingCosts(commissionRate: BacktestRequest.Defaults.commissionRate),
+                    fill: FillTiming = .nextOpen, fxSymbol: String = "GBPUSD", rates: ExchangeRates? = nil) {
+            self.costs = costs
+            self.fill = fill
+            self.fxSymbol = fxSymbol
+            self.rates = rates
+        }
+    }
+
+    public let configuration: Configuration
+    let database: SentioDatabase
+    private(set) var investors: [String: StoredInvestor] = [:]
+    private var transfers: [String: [StoredPaperTransfer]] = [:]
+    private var schedules: [String: StoredDCASchedule] = [:]
+    /// Schedule ids by symbol, in creation order.
+    private var schedulesBySymbol: [String: [String]] = [:]
+    private var orders: [String: [StoredPaperOrder]] = [:]
+    /// Orders placed, not yet filled or rejected, by symbol.
+    private var pending: [String: [StoredPaperOrder]] = [:]
+    private var cash: [String: Double] = [:]
+    private var reserved: [String: Double] = [:]
+    /// Each schedule's cash as the backtest's DCA account holds it: its placed amounts less what its fills spent
+    /// (the backtest deposits each contribution and buys with it; a purchase never spends more than that cash).
+    private var pots: [String: Double] = [:]
+    private var holdings: [String: [String: PaperPosition]] = [:]
+    private(set) var marks: [String: StoredFeedMark] = [:]
+    private var rateDays: [Int] = []
+    private var rateValues: [Double] = []
+    private var sequence: Int64 = 0
+    /// The time of the latest bar seen (a schedule without a start begins after it).
+    public private(set) var lastBarTime: Int64?
+
+    /// Loads the brokerage stored in `database`.
+    /// - Throws: `StoreError`.
+    public init(database: SentioDatabase, configuration: Configuration = Configuration()) throws {
+        self.database = database
+        self.configuration = configuration
+        if let r = configuration.rates {
+            for (d, x) in zip(r.dates, r.rates) { setRate(day: d.daysSinceEpoch, x) }
+        }
+        let rows = try database.loadInvesting()
+        for i in rows.investors { investors[i.id] = i; cash[i.id] = 0 }
+        for f in rows.fx { setRate(day: f.day, f.rate) }
+        for m in rows.marks {
+            marks[m.symbol] = m
+            lastBarTime = max(lastBarTime ?? m.time, m.time)
+        }
+        for t in rows.transfers { applyTransfer(t); sequence = max(sequence, t.sequence) }
+        for s in rows.schedules { remember(s) }
+        for o in rows.orders {
+            sequence = max(sequence, o.sequence)
+            orders[o.userID, default: []].append(o)
+            if let id = o.scheduleID { pots[id, default: 0] += o.amountGBP }
+            switch o.status {
+            case "new":
+                pending[o.symbol, default: []].append(o)
+                reserved[o.userID, default: 0] += o.amountGBP
+            case "filled": applyFill(o)
+            default: break
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    public func investor(_ id: String) -> StoredInvestor? { investors[id] }
+    /// The investor's free cash in GBP (deposits less purchases; reserved budgets of pending orders included).
+    public func cashGBP(_ id: String) -> Double { cash[id] ?? 0 }
+    /// Cash not reserved by a pending order: what the next order may use.
+    public func buyingPowerGBP(_ id: String) -> Double { max(0, (cash[id] ?? 0) - (reserved[id] ?? 0)) }
+    /// The latest GBPUSD rate (USD per GBP), `nil` before the first.
+    public var latestRate: Double? { rateValues.last }
+    public func positions(_ id: String) -> [PaperPosition] {
+        (holdings[id] ?? [:]).values.sorted { $0.symbol < $1.symbol }.map { p in
+            var p = p
+            p.lastPriceUSD = marks[p.symbol]?.close
+            return p
+        }
+    }
+    public func orders(_ id: String) -> [StoredPaperOrder] { orders[id] ?? [] }
+    public func transfers(_ id: String) -> [StoredPaperTransfer] { transfers[id] ?? [] }
+    public func schedules(_ id: String) -> [StoredDCASchedule] {
+        schedules.values.filter { $0.userID == id && $0.active }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+    /// The last bar the brokerage saw of `symbol`.
+    public func mark(_ symbol: String) -> StoredFeedMark? { marks[symbol] }
+
+    /// The rate of UTC day `day`, or of the last day before it.
+    public func rate(onDay day: Int) -> Double? {
+        var lo = 0, hi = rateDays.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if rateDays[mid] <= day { lo = mid + 1 } else { hi = mid }
+        }
+        return lo == 0 ? nil : rateValues[lo - 1]
+    }
+
+    // MARK: Operations
+
+    /// Signs an investor in: creates the investor and their `ACTIVE` paper account on the first sign-in (keeping
+    /// that sign-in's name); later sign-ins change nothing. Returns the investor and whether it was created.
+    /// - Throws: `StoreError`.
+    public func signIn(id: String, email: String?, firstName: String?, lastName: String?, now: Int64) throws -> (StoredInvestor, created: Bool) {
+        if let known = investors[id] { return (known, false) }
+        let investor = StoredInvestor(id: id, email: email, firstName: firstName, lastName: lastName, status: "ACTIVE", createdAt: now)
+        var rows = InvestingRows()
+        rows.investors = [investor]
+        try database.saveInvesting(rows)
+        investors[id] = investor
+        cash[id] = 0
+        return (investor, true)
+    }
+
+    /// Deposits `amount` GBP into the investor's paper account (`direction` must be `INCOMING`, `currency` GBP).
+    /// - Throws: ``PaperBrokerageError`` for an unknown investor or an invalid transfer; `StoreError`.
+    public func transfer(userID: String, id: String, direction: String, amount: Double, currency: String, now: Int64) throws -> (StoredPaperTransfer, [PaperEvent]) {
+        guard investors[userID] != nil else { throw PaperBrokerageError(.notFound, "no investor \(userID)") }
+        guard direction == "INCOMING" else {
+            throw PaperBrokerageError(.invalid, "direction must be INCOMING (a deposit into the paper account), got '\(direction)'")
+        }
+        guard currency == "GBP" else { throw PaperBrokerageError(.invalid, "currency must be GBP, got '\(currency)'") }
+        guard amount.isFinite, amount > 0, amount < 1e12 else {
+            throw PaperBrokerageError(.invalid, "amount must be a positive number below 10^12, got \(amount)")
+        }
+        let t = StoredPaperTransfer(id: id, userID: userID, direction: direction, amount: amount, currency: currency,
+                                    status: "COMPLETE", createdAt: now, sequence: sequence + 1)
+        var rows = InvestingRows()
+        rows.transfers = [t]
+        try database.saveInvesting(rows)
+        sequence += 1
+        applyTransfer(t)
+        return (t, [PaperEvent(userID: userID, kind: .transferComplete(t)),
+                    PaperEvent(userID: userID, kind: .cashChanged(cashGBP: cash[userID] ?? 0, rate: latestRate))])
+    }
+
+    /// Creates a DCA schedule. `start`: `nil` is the next bar (just after the latest bar seen).
+    /// - Throws: ``PaperBrokerageError`` for an unknown investor or invalid fields; `StoreError`.
+    public func createSchedule(userID: String, id: String, symbol: String, amountGBP: Double, every: String, start: Int64?, now: Int64) throws -> StoredDCASchedule {
+        guard investors[userID] != nil else { throw PaperBrokerageError(.notFound, "no investor \(userID)") }
+        guard ContributionPeriod(rawValue: every) != nil else {
+            throw PaperBrokerageError(.invalid, "every must be week or month, got '\(every)'")
+        }
+        guard !symbol.isEmpty, symbol == symbol.uppercased(), symbol != configuration.fxSymbol else {
+            throw PaperBrokerageError(.invalid, "symbol must be an uppercase ticker (not \(configuration.fxSymbol)), got '\(symbol)'")
+        }
+        guard amountGBP.isFinite, amountGBP > 0, amountGBP < 1e12 else {
+            throw PaperBrokerageError(.invalid, "amount_gbp must be a positive number below 10^12, got \(amountGBP)")
+        }
+        let s = StoredDCASchedule(id: id, userID: userID, symbol: symbol, amountGBP: amountGBP, every: every,
+                                  start: start ?? ((lastBarTime ?? (now - 1)) + 1), lastPeriod: nil, active: true, createdAt: now)
+        var rows = InvestingRows()
+        rows.schedules = [s]
+        try database.saveInvesting(rows)
+        remember(s)
+        return s
+    }
+
+    /// Deactivates a schedule of the investor and cancels its pending order, if any (its reserved cash is freed).
+    /// Returns `nil` when the investor has no such active schedule, else the events (`order_cancelled`).
+    /// - Throws: `StoreError`.
+    public func deleteSchedule(userID: String, id: String) throws -> [PaperEvent]? {
+        guard var s = schedules[id], s.userID == userID, s.active else { return nil }
+        s.active = false
+        var rows = InvestingRows()
+        rows.schedules = [s]
+        let cancelled = (pending[s.symbol] ?? []).filter { $0.scheduleID == id }.map { o -> StoredPaperOrder in
+            var o = o
+            o.status = "canceled"
+            return o
+        }
+        rows.orders = cancelled
+        try database.saveInvesting(rows)
+        schedules[id] = s
+        schedulesBySymbol[s.symbol]?.removeAll { $0 == id }
+        pending[s.symbol]?.removeAll { $0.scheduleID == id }
+        for o in cancelled {
+            reserved[o.userID, default: 0] -= o.amountGBP
+            replace(o)
+        }
+        return cancelled.map { PaperEvent(userID: userID, kind: .orderCancelled($0)) }
+    }
+
+    /// Processes feed bars: GBPUSD bars set the day's rate; every other symbol's bar fills its pending orders,
+    /// publishes its quote and runs its due schedules. Within a batch, bars go in time order, a timestamp's GBPUSD
+    /// bar first. Bars at or before a symbol's last seen bar are skipped. The batch's changes are one transaction.
+    /// - Throws: `StoreError` (then nothing of the batch counts: the state is reloaded from the store).
+    public func ingest(_ bars: [FeedBar]) throws -> [PaperEvent] {
+        let fx = configuration.fxSymbol
+        let ordered = bars.enumerated().sorted { a, b in
+            let ka = (a.element.bar.timestamp, a.element.symbol == fx ? 0 : 1, a.offset)
+            let kb = (b.element.bar.timestamp, b.element.symbol == fx ? 0 : 1, b.offset)
+            return ka < kb
+        }.map(\.element)
+        var batch = Batch()
+        let savedSequence = sequence
+        for feed in ordered {
+            let b = feed.bar
+            if let m = marks[feed.symbol], b.timestamp <= m.time { continue }
+            guard b.close.isFinite, b.close > 0, b.open.isFinite, b.open > 0 else { continue }
+            let mark = StoredFeedMark(symbol: feed.symbol, time: b.timestamp, open: b.open, close: b.close, previousClose: marks[feed.symbol]?.close)
+            marks[feed.symbol] = mark
+            batch.marks[feed.symbol] = mark
+            lastBarTime = max(lastBarTime ?? b.timestamp, b.timestamp)
+            if feed.symbol == fx {
+                let day = CivilDate(epochSeconds: b.timestamp).daysSinceEpoch
+                setRate(day: day, b.close)
+                batch.fx[day] = StoredFXDay(day: day, rate: b.close)
+                batch.events.append(PaperEvent(userID: nil, kind: .fxRate(rate: b.close, time: b.timestamp)))
+                continue
+            }
+            let day = CivilDate(epochSeconds: b.timestamp).daysSinceEpoch
+            if configuration.fill == .nextOpen, let waiting = pending.removeValue(forKey: feed.symbol) {
+                for o in waiting { fill(o, priceUSD: b.open, time: b.timestamp, day: day, into: &batch) }
+            }
+            batch.events.append(PaperEvent(userID: nil, kind: .quote(
+                symbol: feed.symbol, time: b.timestamp, close: b.close, previousClose: mark.previousClose, rate: rate(onDay: day))))
+            for id in schedulesBySymbol[feed.symbol] ?? [] {
+                guard var s = schedules[id], s.active, b.timestamp >= s.start,
+                      let period = ContributionPeriod(rawValue: s.every) else { continue }
+                let key = period.periodKey(epochSeconds: b.timestamp)
+                guard key != s.lastPeriod else { continue }
+                s.lastPeriod = key
+                schedules[id] = s
+                batch.schedules[id] = s
+                let free = buyingPowerGBP(s.userID)
+                guard free >= s.amountGBP else {
+                    batch.events.append(PaperEvent(userID: s.userID, kind: .dcaFailed(
+                        scheduleID: s.id, symbol: s.symbol, amountGBP: s.amountGBP, time: b.timestamp,
+                        reason: "insufficient cash: \(Self.money(free)) GBP available, \(Self.money(s.amountGBP)) GBP needed")))
+                    continue
+                }
+                sequence += 1
+                let order = StoredPaperOrder(
+                    id: "\(s.id)-\(key)", userID: s.userID, scheduleID: s.id, symbol: s.symbol, side: "buy",
+                    amountGBP: s.amountGBP, status: "new", placedAt: b.timestamp, sequence: sequence)
+                reserved[s.userID, default: 0] += s.amountGBP
+                pots[s.id, default: 0] += s.amountGBP
+                orders[s.userID, default: []].append(order)
+                batch.orders[order.id] = order
+                batch.events.append(PaperEvent(userID: s.userID, kind: .orderCreated(order)))
+                if configuration.fill == .close {
+                    fill(order, priceUSD: b.close, time: b.timestamp, day: day, into: &batch)
+                } else {
+                    pending[s.symbol, default: []].append(order)
+                }
+            }
+        }
+        var rows = InvestingRows()
+        rows.marks = Array(batch.marks.values)
+        rows.fx = Array(batch.fx.values)
+        rows.schedules = Array(batch.schedules.values)
+        rows.orders = batch.orders.values.sorted { $0.sequence < $1.sequence }
+        do {
+            try database.saveInvesting(rows)
+        } catch {
+            try reload(sequence: savedSequence)
+            throw error
+        }
+        return batch.events
+    }
+
+    // MARK: Internals
+
+    private struct Batch {
+        var marks: [String: StoredFeedMark] = [:]
+        var fx: [Int: StoredFXDay] = [:]
+        var schedules: [String: StoredDCASchedule] = [:]
+        var orders: [String: StoredPaperOrder] = [:]
+        var events: [PaperEvent] = []
+    }
+
+    /// Fills (or rejects) pending order `o` at USD reference price `priceUSD` of the bar at `time`.
+    private func fill(_ o: StoredPaperOrder, priceUSD: Double, time: Int64, day: Int, into batch: inout Batch) {
+        var o = o
+        reserved[o.userID, default: 0] -= o.amountGBP
+        o.resolvedAt = time
+        o.priceUSD = priceUSD
+        var failure: String?
+        if let rate = rate(onDay: day) {
+            // The investor-currency price as InvestorCurrencyMarket translates it, then the one sizing rule.
+            let priceGBP = priceUSD / rate
+            // The cash of the purchase: the schedule's pot, as in the backtest's DCA account (never more than the
+            // investor's cash).
+            let available = min(cash[o.userID] ?? 0, o.scheduleID.flatMap { pots[$0] } ?? .infinity)
+            switch BuyFill.size(budget: o.amountGBP, cash: available, price: priceGBP, costs: configuration.costs, fractionalShares: true) {
+            case .filled(let f):
+                o.status = "filled"
+                o.quantity = f.quantity
+                o.fillPriceGBP = f.fillPrice
+                o.fillPriceUSD = f.fillPrice * rate
+                o.fxRate = rate
+                o.commissionGBP = f.commission
+            case .rejected(let reason):
+                failure = "the order could not be filled: \(reason.rawValue)"
+            }
+        } else {
+            failure = "no \(configuration.fxSymbol) rate on or before \(CivilDate(daysSinceEpoch: day)) to convert the purchase"
+        }
+        replace(o)
+        batch.orders[o.id] = o
+        guard failure == nil else {
+            o.status = "rejected"
+            o.reason = failure
+            replace(o)
+            batch.orders[o.id] = o
+            batch.events.append(PaperEvent(userID: o.userID, kind: .orderRejected(o)))
+            batch.events.append(PaperEvent(userID: o.userID, kind: .dcaFailed(
+                scheduleID: o.scheduleID ?? "", symbol: o.symbol, amountGBP: o.amountGBP, time: time, reason: failure!)))
+            return
+        }
+        let created = (holdings[o.userID]?[o.symbol]?.quantity ?? 0) == 0
+        applyFill(o)
+        var position = holdings[o.userID]![o.symbol]!
+        position.lastPriceUSD = marks[o.symbol]?.close
+        batch.events.append(PaperEvent(userID: o.userID, kind: .orderFilled(o)))
+        batch.events.append(PaperEvent(userID: o.userID, kind: .position(position, created: created)))
+        batch.events.append(PaperEvent(userID: o.userID, kind: .cashChanged(cashGBP: cash[o.userID] ?? 0, rate: o.fxRate)))
+        batch.events.append(PaperEvent(userID: o.userID, kind: .dcaExecuted(o)))
+    }
+
+    private func replace(_ o: StoredPaperOrder) {
+        guard let i = orders[o.userID]?.firstIndex(where: { $0.id == o.id }) else { return }
+        orders[o.userID]![i] = o
+    }
+
+    private func applyFill(_ o: StoredPaperOrder) {
+        let spent = o.quantity * o.fillPriceGBP + o.commissionGBP
+        cash[o.userID, default: 0] -= spent
+        if let id = o.scheduleID { pots[id, default: 0] -= spent }
+        var p = holdings[o.userID]?[o.symbol] ?? PaperPosition(symbol: o.symbol, quantity: 0, costGBP: 0, lastPriceUSD: nil)
+        p.quantity += o.quantity
+        p.costGBP += spent
+        holdings[o.userID, default: [:]][o.symbol] = p
+    }
+
+    private func applyTransfer(_ t: StoredPaperTransfer) {
+        transfers[t.userID, default: []].append(t)
+        guard t.status == "COMPLETE" else { return }
+        cash[t.userID, default: 0] += t.direction == "INCOMING" ? t.amount : -t.amount
+    }
+
+    private func remember(_ s: StoredDCASchedule) {
+        schedules[s.id] = s
+        if s.active { schedulesBySymbol[s.symbol, default: []].append(s.id) }
+    }
+
+    private func setRate(day: Int, _ rate: Double) {
+        if let last = rateDays.last, day > last {
+            rateDays.append(day)
+            rateValues.append(rate)
+            return
+        }
+        var lo = 0, hi = rateDays.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if rateDays[mid] < day { lo = mid + 1 } else { hi = mid }
+        }
+        if lo < rateDays.count, rateDays[lo] == day { rateValues[lo] = rate } else {
+            rateDays.insert(day, at: lo)
+            rateValues.insert(rate, at: lo)
+        }
+    }
+
+    /// After a failed write: the state as stored.
+    private func reload(sequence _: Int64) throws {
+        let fresh = try PaperBrokerage(database: database, configuration: configuration)
+        investors = fresh.investors
+        transfers = fresh.transfers
+        schedules = fresh.schedules
+        schedulesBySymbol = fresh.schedulesBySymbol
+        orders = fresh.orders
+        pending = fresh.pending
+        pots = fresh.pots
+        cash = fresh.cash
+        reserved = fresh.reserved
+        holdings = fresh.holdings
+        marks = fresh.marks
+        rateDays = fresh.rateDays
+        rateValues = fresh.rateValues
+        sequence = fresh.sequence
+        lastBarTime = fresh.lastBarTime
+    }
+
+    static func money(_ x: Double) -> String { String(format: "%.2f", x) }
+}
