@@ -190,7 +190,7 @@ struct ServeCommand: ParsableCommand {
         }
         let server = SentioHTTPServer(
             options: options, backend: backend, portal: portal, accounts: accounts, portalFromStore: portalFromStore,
-            replay: feed, follow: followFeed, investing: try investing.service(database: database, request: request), logger: logger)
+            replay: feed, follow: followFeed, investing: try investing.service(database: database, request: try live.request), logger: logger)
         let host = self.host
         let done = DispatchSemaphore(value: 0)
         let failure = LockedError()

@@ -208,7 +208,7 @@ public struct InvestingRows: Sendable, Equatable {
 }
 
 extension SentioDatabase {
-    /// Migration "v7-investing".
+    /// Migration "v8-investing".
     static let investingSchema = """
         CREATE TABLE investing_users (
             id         TEXT PRIMARY KEY NOT NULL CHECK (length(id) > 0),

@@ -355,7 +355,9 @@ struct InvestingTests {
         let h = try await investingHarness(keys: keys) {
             $0.maxConnections = 2
             $0.heartbeatSeconds = 1
-            $0.pongGraceSeconds = 1
+            // A pong may come late on a loaded machine (the whole suite runs at once): 8 s of grace keeps a client
+            // that answers connected; the silent one is closed after 1 + 8 s.
+            $0.pongGraceSeconds = 8
         }
         let token = try await keys.token("user-a")
         _ = try await h.signIn(token)
@@ -398,7 +400,9 @@ struct InvestingThirdPartyClientTests {
         let keys = try await AppleTestKeys.make()
         let h = try await investingHarness(keys: keys) {
             $0.heartbeatSeconds = 1
-            $0.pongGraceSeconds = 1
+            // A pong may come late on a loaded machine (the whole suite runs at once): 8 s of grace keeps a client
+            // that answers connected; the silent one is closed after 1 + 8 s.
+            $0.pongGraceSeconds = 8
             $0.maxConnections = 2
         }
         let output = NIOLockedValueBox("")
