@@ -37,7 +37,7 @@ public struct BacktestRunReport: Sendable {
     ///   - fxFile: the FX file of an investor-currency run.
     ///   - currency: the run in both currencies, for a DCA run in an investor currency.
     ///   - benchmark: the benchmark to compare with (see ``BacktestBenchmarkChoice``).
-    /// - Throws: ``APIContractError`` for a run without steps or a non-finite statistic; `BenchmarkError`
+    /// - Throws: SentioAPI's `APIContractError` for a run without steps or a non-finite statistic; `BenchmarkError`
     ///   (SentioBacktest) when a ``BacktestBenchmarkChoice/given(_:)`` benchmark cannot be compared.
     public init(
         result: BacktestResult, request: BacktestRequest, source: BacktestDataSource, fxFile: String? = nil,
@@ -66,19 +66,19 @@ public struct BacktestRunReport: Sendable {
             warnings: warnings)
     }
 
-    /// The summary as JSON (``APIJSON``): the bytes `sentio backtest --format json` prints and a saved run keeps.
+    /// The summary as JSON (SentioAPI's `APIJSON`): the bytes `sentio backtest --format json` prints and a saved run keeps.
     public func summaryJSON() throws(APIEncodingError) -> String { try APIJSON.encode(summary) }
 
     /// The final portfolio (`GET /portfolio`) as JSON, with the last ``recentTradeLimit`` closed trades.
-    /// - Throws: ``APIContractError`` (see ``BacktestContracts/portfolio(_:recentTrades:exchangeTimeZone:)``) or
-    ///   ``APIEncodingError``.
+    /// - Throws: SentioAPI's `APIContractError` (see `BacktestContracts.portfolio(_:recentTrades:exchangeTimeZone:)`) or
+    ///   `APIEncodingError`.
     public func portfolioJSON() throws -> String {
         try APIJSON.encode(try BacktestContracts.portfolio(result, recentTrades: Self.recentTradeLimit))
     }
 
-    /// The trade log, see ``BacktestCSV/tradeLog(_:)``.
+    /// The trade log, see SentioAPI's `BacktestCSV.tradeLog(_:)`.
     public func tradeLogCSV() throws -> String { try BacktestCSV.tradeLog(result) }
 
-    /// The equity curve, see ``BacktestCSV/equityCurve(_:)``.
+    /// The equity curve, see SentioAPI's `BacktestCSV.equityCurve(_:)`.
     public func equityCurveCSV() throws -> String { try BacktestCSV.equityCurve(result) }
 }
