@@ -32,16 +32,9 @@ struct AllowanceProcessTests {
         environment["SENTIO_JWT_SECRET"] = "kill-test-secret-0123456789abcdef"
 
         func start() async throws -> (Process, Int) {
-            let (process, _, stderr) = try startSentio(["serve", "--db", db, "--port", "0"], environment: environment)
-            var text = ""
-            try await pollUntil("sentio serve never printed its ready line", interval: .milliseconds(50),
-                failFast: { process.isRunning ? nil : "sentio serve exited: \(text)" }) {
-                text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
-                return text.contains("sentio serve: listening on http://")
-            }
-            #expect(text.contains("without market data"))
-            let line = text.split(separator: "\n").first { $0.hasPrefix("sentio serve: listening on http://") }!
-            return (process, Int(line.split(separator: ":").last!)!)
+            let serve = try await startServe(["serve", "--db", db, "--port", "0"], environment: environment)
+            #expect(serve.startupText.contains("without market data"))
+            return (serve.process, serve.port)
         }
         @Sendable func call(_ port: Int, _ path: String, method: HTTPMethod = .POST, token: String? = nil, key: String? = nil, _ body: String? = nil) async throws -> (Int, String) {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")

@@ -45,15 +45,8 @@ struct InvestingKillTests {
             var arguments = ["serve", "--db", db, "--port", "0", "--symbols", "TQQQ", "--apple-jwks", fixturePath("investing/apple-test-jwks.json"),
                              "--apple-audience", AppleTestKeys.audience, "--fx", fxPath]
             if replaying { arguments += ["--replay", replay.path, "--speed", "100"] }
-            let (process, _, stderr) = try startSentio(arguments)
-            var text = ""
-            try await pollUntil("sentio serve never printed its ready line", interval: .milliseconds(20),
-                failFast: { process.isRunning ? nil : "sentio serve exited: \(text)" }) {
-                text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
-                return text.contains("sentio serve: listening on http://")
-            }
-            let line = text.split(separator: "\n").first { $0.hasPrefix("sentio serve: listening on http://") }!
-            return (process, Int(line.split(separator: ":").last!)!)
+            let serve = try await startServe(arguments)
+            return (serve.process, serve.port)
         }
         func post(_ port: Int, _ path: String, _ body: String) async throws -> Int {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")

@@ -188,21 +188,9 @@ struct LiveBehaviourTests {
         let arguments = ["serve", "--db", db, "--port", "0", "--symbols", testSymbols.joined(separator: ",")]
 
         func start() async throws -> (Process, Int, URL) {
-            let (process, _, stderr) = try startSentio(arguments, environment: environment)
-            var text = ""
-            do {
-                try await pollUntil("sentio serve never printed its ready line", interval: .milliseconds(50),
-                    failFast: { process.isRunning ? nil : "sentio serve exited: \(text)" }) {
-                    text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
-                    return text.split(separator: "\n").contains { $0.hasPrefix("sentio serve: listening on http://") }
-                }
-            } catch {
-                process.terminate()
-                throw error
-            }
-            let line = text.split(separator: "\n").first { $0.hasPrefix("sentio serve: listening on http://") }!
-            #expect(text.split(separator: "\n").filter { $0.hasPrefix("sentio serve:") }.count == 1)
-            return (process, Int(line.split(separator: ":").last!)!, stderr)
+            let serve = try await startServe(arguments, environment: environment)
+            #expect(serve.startupText.split(separator: "\n").filter { $0.hasPrefix("sentio serve:") }.count == 1)
+            return (serve.process, serve.port, serve.stderr)
         }
         func post(_ port: Int, _ bars: [FeedBar]) async throws -> Int {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/v1/bars")

@@ -18,17 +18,10 @@ struct PortalKillTests {
         environment["SENTIO_JWT_SECRET"] = "kill-test-secret-0123456789abcdef"
 
         func start() async throws -> (Process, Int) {
-            let (process, _, stderr) = try startSentio(
+            let serve = try await startServe(
                 ["serve", "--db", db, "--port", "0", "--symbols", testSymbols.joined(separator: ","), "--mail-dir", mail.path],
                 environment: environment)
-            var text = ""
-            try await pollUntil("sentio serve never printed its ready line", interval: .milliseconds(50),
-                failFast: { process.isRunning ? nil : "sentio serve exited: \(text)" }) {
-                text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
-                return text.contains("sentio serve: listening on http://")
-            }
-            let line = text.split(separator: "\n").first { $0.hasPrefix("sentio serve: listening on http://") }!
-            return (process, Int(line.split(separator: ":").last!)!)
+            return (serve.process, serve.port)
         }
         func post(_ port: Int, _ path: String, _ body: String) async throws -> Int {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")

@@ -148,3 +148,34 @@ final class ChildProcessSlots: @unchecked Sendable {
         }
     }
 }
+
+/// A `sentio serve` started as a child process, once it listens: the process, its port and its standard error (the
+/// ready line included, for tests that read what it printed).
+public struct ServeProcess {
+    public var process: Process
+    public var port: Int
+    public var stderr: URL
+    /// Everything it printed on standard error until it listened.
+    public var startupText: String
+}
+
+/// Starts `sentio serve` with `arguments` (which give `--port 0`) and waits for its ready line
+/// (`sentio serve: listening on http://HOST:PORT`); a server that exits first fails with what it printed, and one
+/// that never listens is terminated.
+public func startServe(_ arguments: [String], environment: [String: String]? = nil) async throws -> ServeProcess {
+    let (process, _, stderr) = try startSentio(arguments, environment: environment)
+    let prefix = "sentio serve: listening on http://"
+    var text = ""
+    do {
+        try await pollUntil("sentio serve never printed its ready line", interval: .milliseconds(20),
+            failFast: { process.isRunning ? nil : "sentio serve exited: \(text)" }) {
+            text = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").contains { $0.hasPrefix(prefix) }
+        }
+    } catch {
+        process.terminate()
+        throw error
+    }
+    let line = text.split(separator: "\n").first { $0.hasPrefix(prefix) }!
+    return ServeProcess(process: process, port: Int(line.split(separator: ":").last!)!, stderr: stderr, startupText: text)
+}
