@@ -29,35 +29,22 @@ public struct TAFunctionPanel: Sendable {
     /// - Throws: `TAFunctionError` for an unknown function or parameter, a setting for a function not in `names`, a
     ///   malformed setting or a bad value.
     public static func functions(names: [String], settings: [String]) throws(TAFunctionError) -> [TAFunction] {
-        var parameters: [String: [String: Double]] = [:]
+        var parsed: [TAParameterSetting] = []
         let upperNames = names.map { $0.uppercased() }
         for setting in settings {
-            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
-            let target = parts.first?.split(separator: ".", maxSplits: 1).map(String.init) ?? []
-            guard parts.count == 2, target.count == 2, !target[0].isEmpty, !target[1].isEmpty else {
-                throw TAFunctionError("--set '\(setting)': expected FUNCTION.PARAMETER=VALUE, e.g. macd.fastperiod=8")
+            let s = try TAParameterSetting(parsing: setting)
+            guard upperNames.contains(s.function) else {
+                throw TAFunctionError("--set '\(setting)': \(s.function) is not among the --only functions (\(upperNames.joined(separator: ",")))")
             }
-            guard let value = Self.number(parts[1]) else {
-                throw TAFunctionError("--set '\(setting)': '\(parts[1])' is not a number")
-            }
-            let function = target[0].uppercased()
-            guard upperNames.contains(function) else {
-                throw TAFunctionError("--set '\(setting)': \(function) is not among the --only functions (\(upperNames.joined(separator: ",")))")
-            }
-            parameters[function, default: [:]][target[1].lowercased()] = value
+            parsed.append(s)
         }
         var seen = Set<String>()
         var result: [TAFunction] = []
         for name in upperNames {
             guard seen.insert(name).inserted else { throw TAFunctionError("--only names \(name) twice") }
-            result.append(try TAFunction(name, parameters: parameters[name] ?? [:]))
+            result.append(try TAFunction(name, settings: parsed))
         }
         return result
-    }
-
-    private static func number(_ text: String) -> Double? {
-        guard let v = Double(text), v.isFinite else { return nil }
-        return v
     }
 
     /// The CSV form: header `timestamp,open,high,low,close,volume,` then the columns; an empty cell before a

@@ -1,5 +1,6 @@
 import SentioCore
 import SentioSignals
+import SentioIndicators
 
 /// When an order decided at a bar's close is filled.
 public enum FillTiming: String, Sendable, Codable, CaseIterable {
@@ -131,6 +132,8 @@ public enum StrategyKind: String, Sendable, Codable, CaseIterable {
     case buyAndHold = "buy-and-hold"
     /// ``DollarCostAveragingStrategy``: starts with no cash and deposits every period.
     case dca
+    /// ``TACrossStrategy``: a TA-Lib function's line crossing another of its outputs or a level.
+    case taCross = "ta-cross"
 }
 
 /// How entries are sized, by the name a front end spells it (``PositionSizing`` without its parameter).
@@ -187,6 +190,11 @@ public struct BacktestRequest: Sendable, Equatable {
     public var investorCurrency: String?
     /// The Sentio signal model's parameters (`sentio` only); `nil`: the defaults, `SignalModelConfig()`.
     public var signalModel: SignalModelConfig?
+    /// `ta-cross`: the rule `LINE>REFERENCE` (``TACrossStrategy/rule``); `nil`: ``TACrossStrategy/defaultRule``.
+    public var taCrossRule: String?
+    /// `ta-cross`: parameters of the rule's function as `FUNCTION.PARAMETER=VALUE` (`macd.fastperiod=8`); later
+    /// ones win.
+    public var taSettings: [String]
 
     public init(
         strategy: StrategyKind = .sentio, initialCapital: Double? = nil, commissionRate: Double = Defaults.commissionRate,
@@ -194,7 +202,7 @@ public struct BacktestRequest: Sendable, Equatable {
         maxPositions: Int? = nil, fraction: Double? = nil, fractionalShares: Bool = false, stopLossPercent: Double? = nil,
         takeProfitPercent: Double? = nil, rsiPeriod: Int? = nil, rsiLower: Double? = nil, rsiUpper: Double? = nil,
         dcaAmount: Double? = nil, dcaPeriod: ContributionPeriod? = nil, investorCurrency: String? = nil,
-        signalModel: SignalModelConfig? = nil
+        signalModel: SignalModelConfig? = nil, taCrossRule: String? = nil, taSettings: [String] = []
     ) {
         self.strategy = strategy
         self.initialCapital = initialCapital
@@ -215,6 +223,8 @@ public struct BacktestRequest: Sendable, Equatable {
         self.dcaPeriod = dcaPeriod
         self.investorCurrency = investorCurrency
         self.signalModel = signalModel
+        self.taCrossRule = taCrossRule
+        self.taSettings = taSettings
     }
 
     /// The signal model with its default: `signalModel`, else `SignalModelConfig()`.
@@ -264,7 +274,20 @@ public struct BacktestRequest: Sendable, Equatable {
         case .dca:
             let dca = resolvedDCA
             return .dca(amount: dca.amount, every: dca.period)
+        case .taCross:
+            // The spec of the strategy the rule builds (canonical text, every parameter); a rule
+            // ``settingsProblem(optionPrefix:modelSettings:)`` refuses stays as given, for the registry to refuse.
+            let rule = taCrossRule ?? TACrossStrategy.defaultRule
+            return (try? Self.taCrossStrategy(rule: rule, settings: taSettings)).map(StrategySpec.init)
+                ?? StrategySpec(name: "ta-cross", settings: [("ta-cross.rule", rule), ("ta-cross.parameters", "")])
         }
+    }
+
+    /// The `ta-cross` strategy of `rule` and setting texts.
+    static func taCrossStrategy(rule: String, settings: [String]) throws(TAFunctionError) -> TACrossStrategy {
+        var parsed: [TAParameterSetting] = []
+        for text in settings { parsed.append(try TAParameterSetting(parsing: text)) }
+        return try TACrossStrategy(rule: rule, settings: parsed)
     }
 
     /// The strategy with its resolved parameters (``strategySpec``, built by `registry`; for `sentio`, the signal

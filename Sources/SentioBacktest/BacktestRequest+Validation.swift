@@ -11,7 +11,7 @@ extension BacktestRequest {
     /// (`rsi-lower`/`rsi-upper`: rsi only; `rsi-period`: rsi and sentio; signal model parameters: sentio only);
     /// `rsi-period` in [1, `maximumIndicatorPeriod`]; 0 ≤ `rsi-lower` < `rsi-upper` ≤ 100; `amount`/`every`: dca
     /// only, `amount` > 0; no `capital`, `stop-loss` or `take-profit` with dca (it starts with no cash and never
-    /// sells).
+    /// sells); `ta-cross`/`ta-set`: ta-cross only, a rule and settings that build a ``TACrossStrategy``.
     ///
     /// - Parameters:
     ///   - optionPrefix: how the caller spells a setting's name in its messages: `"--"` for the CLI's options, `""`
@@ -62,6 +62,22 @@ extension BacktestRequest {
             }
             if stopLossPercent != nil || takeProfitPercent != nil {
                 return "\(o("stop-loss")) and \(o("take-profit")) do not apply to \(o("strategy")) dca (it never sells)"
+            }
+        }
+        if strategy != .taCross && (taCrossRule != nil || !taSettings.isEmpty) {
+            return "\(o("ta-cross")) and \(o("ta-set")) apply to \(o("strategy")) ta-cross only"
+        }
+        if strategy == .taCross {
+            var parsed: [TAParameterSetting] = []
+            do throws(TAFunctionError) {
+                for text in taSettings { parsed.append(try TAParameterSetting(parsing: text, option: o("ta-set"))) }
+            } catch {
+                return error.description
+            }
+            do throws(TAFunctionError) {
+                _ = try TACrossStrategy(rule: taCrossRule ?? TACrossStrategy.defaultRule, settings: parsed)
+            } catch {
+                return "\(o("ta-cross")): \(error.description)"
             }
         }
         return nil

@@ -78,9 +78,12 @@ extension SteppedSimulation {
 }
 
 extension SteppedSimulation {
-    /// Whether the strategy saves its streaming state (`Strategy.savedState()` is not `nil`): only then can
-    /// ``state(includingHistory:)`` be taken (a live session without it is rebuilt from its inputs).
-    public var canSaveState: Bool { decider.savedState() != nil }
+    /// Whether the strategy saves its streaming state (`Strategy.savedState()` is not `nil`) and the signal model
+    /// has no indicator features (`SignalModelConfig.indicatorFeatures`, whose TA-Lib states are not saved): only
+    /// then can ``state(includingHistory:)`` be taken (a live session without it is rebuilt from its inputs).
+    public var canSaveState: Bool {
+        decider.savedState() != nil && (decider.signalStates.first?.config.indicatorFeatures ?? []).isEmpty
+    }
 }
 
 extension SimulationCore {

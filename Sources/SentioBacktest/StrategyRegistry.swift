@@ -1,5 +1,6 @@
 import Foundation
 import SentioCore
+import SentioIndicators
 import SentioSignals
 
 /// A strategy by name and parameters, as text: what `--strategy` selects, what a live session's configuration
@@ -8,7 +9,7 @@ import SentioSignals
 /// The settings are the strategy's ``Strategy/settings``: keys prefixed by its name (`rsi.period`), doubles in
 /// Swift's shortest round-trip form, so that two specs are equal exactly when the parameters are.
 public struct StrategySpec: Sendable, Equatable, CustomStringConvertible {
-    /// The registered name (`sentio`, `rsi`, `buy-and-hold`, `dca`, or a name a program registered).
+    /// The registered name (`sentio`, `rsi`, `buy-and-hold`, `dca`, `ta-cross`, or a name a program registered).
     public var name: String
     /// The parameters, in the strategy's order.
     public var settings: [(key: String, value: String)]
@@ -48,6 +49,14 @@ public struct StrategySpec: Sendable, Equatable, CustomStringConvertible {
             ("dca.amount", amount.description), ("dca.every", period.rawValue),
             ("dca.symbols", symbols?.joined(separator: ",") ?? "(all)"),
         ])
+    }
+
+    /// A TA-Lib function's line crossing a reference (``TACrossStrategy``): `rule` in its text form
+    /// (`macd_macd>macd_macdsignal`, `adx>25`), `settings` for the function's parameters.
+    ///
+    /// - Throws: `TAFunctionError` for an invalid rule or setting.
+    public static func taCross(rule: String, settings: [TAParameterSetting] = []) throws(TAFunctionError) -> StrategySpec {
+        StrategySpec(try TACrossStrategy(rule: rule, settings: settings))
     }
 
     /// `name` then `key=value` for each setting.
@@ -104,7 +113,7 @@ public struct StrategyDescriptor: Sendable {
     }
 }
 
-/// The strategies by name: the built-in ones (`sentio`, `rsi`, `buy-and-hold`, `dca`) and any a program adds
+/// The strategies by name: the built-in ones (`sentio`, `rsi`, `buy-and-hold`, `dca`, `ta-cross`) and any a program adds
 /// with ``register(_:)``, so that a backtest request, a live session (and its journal, which stores the
 /// ``StrategySpec``) and a sweep all find them the same way.
 ///
@@ -190,6 +199,23 @@ public final class StrategyRegistry: @unchecked Sendable {
             let list = try inputs.text("dca.symbols")
             return DollarCostAveragingStrategy(
                 amount: amount, every: every, symbols: list == "(all)" ? nil : list.split(separator: ",").map(String.init))
+        },
+        StrategyDescriptor(
+            name: "ta-cross",
+            summary: "A TA-Lib function's line crossing another of its outputs or a level: buy on the cross above, sell on the cross back below.",
+            settingKeys: ["ta-cross.rule", "ta-cross.parameters"]
+        ) { inputs in
+            let rule = try inputs.text("ta-cross.rule"), parameters = try inputs.text("ta-cross.parameters")
+            let lineName = rule.split(separator: ">").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            do throws(TAFunctionError) {
+                guard let descriptor = TAFunction.column(named: lineName)?.descriptor else {
+                    return try TACrossStrategy(rule: rule)  // throws the rule's own message
+                }
+                let function = try TAFunction(descriptor.name, parametersText: parameters)
+                return try TACrossStrategy(rule: rule, function: function)
+            } catch {
+                throw BacktestError("strategy ta-cross: \(error.description)")
+            }
         },
     ]
 }

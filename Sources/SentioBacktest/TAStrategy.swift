@@ -1,3 +1,4 @@
+import Foundation
 import SentioCore
 import SentioIndicators
 
@@ -46,6 +47,11 @@ public struct TACrossStrategy: Strategy {
     }
 
     public var name: String { "ta-cross" }
+
+    /// `ta-cross.rule` (``rule``) and `ta-cross.parameters` (every parameter of the function, ``TAFunction/parametersText``).
+    public var settings: [(key: String, value: String)] {
+        [("ta-cross.rule", rule), ("ta-cross.parameters", function.parametersText)]
+    }
 
     /// Computes the function over every symbol.
     ///
@@ -104,5 +110,77 @@ public struct TACrossStrategy: Strategy {
         if !context.isInvested && lineBefore <= b && lineNow > a { return .buy() }
         if context.isInvested && lineBefore >= b && lineNow < a { return .sell }
         return .hold
+    }
+}
+
+extension TACrossStrategy {
+    /// The rule `sentio backtest --strategy ta-cross` uses by default: MACD's line crossing its signal line.
+    public static let defaultRule = "macd_macd>macd_macdsignal"
+
+    /// The rule as text, `LINE>REFERENCE`: the line's column name (as `sentio indicators` names its columns:
+    /// `macd_macd`, `adx`, `stoch_slowk`), then another column of the same function or a level (`macd_macd>macd_macdsignal`,
+    /// `adx>25`, `cci>-100`).
+    public var rule: String {
+        let columns = function.columnNames
+        switch reference {
+        case .output(let k): return columns[line] + ">" + columns[k]
+        case .level(let x): return columns[line] + ">" + (x.rounded() == x && abs(x) < 1e15 ? String(Int(x)) : String(x))
+        }
+    }
+
+    /// The strategy of a rule `LINE>REFERENCE` (``rule``'s form, any case) on the function the line names, with
+    /// `settings` for that function's parameters (TA-Lib's defaults otherwise).
+    ///
+    /// - Throws: `TAFunctionError` for a malformed rule, an unknown column, a reference of another function, the
+    ///   line as its own reference, a setting of another function, an unknown parameter or a value out of range.
+    public init(rule text: String, settings: [TAParameterSetting] = []) throws(TAFunctionError) {
+        let lineName = try Self.split(text).0
+        guard let descriptor = TAFunction.column(named: lineName)?.descriptor else { throw Self.unknownColumn(lineName, in: text) }
+        for s in settings where s.function != descriptor.name {
+            throw TAFunctionError("\(s.text) sets \(s.function), not the rule's function \(descriptor.name)")
+        }
+        try self.init(rule: text, function: TAFunction(descriptor.name, settings: settings))
+    }
+
+    /// The strategy of a rule (``rule``'s form) on `function` (the registry's form: `ta-cross.rule` with
+    /// `ta-cross.parameters`).
+    ///
+    /// - Throws: `TAFunctionError` for a malformed rule or columns that are not `function`'s.
+    public init(rule text: String, function: TAFunction) throws(TAFunctionError) {
+        let (lineName, referenceName) = try Self.split(text)
+        guard let (descriptor, line) = TAFunction.column(named: lineName) else { throw Self.unknownColumn(lineName, in: text) }
+        guard descriptor.name == function.descriptor.name else {
+            throw TAFunctionError("rule '\(text)': \(lineName) is not a column of \(function.descriptor.name)")
+        }
+        let reference: Reference
+        if let level = Double(referenceName) {
+            guard level.isFinite else { throw TAFunctionError("rule '\(text)': the level must be a finite number") }
+            reference = .level(level)
+        } else if let (other, k) = TAFunction.column(named: referenceName) {
+            guard other.name == descriptor.name else {
+                throw TAFunctionError(
+                    "rule '\(text)': \(referenceName) is not a column of \(descriptor.name) (its columns: \(function.columnNames.joined(separator: ", ")))")
+            }
+            guard k != line else { throw TAFunctionError("rule '\(text)': the line cannot cross itself") }
+            reference = .output(k)
+        } else {
+            throw Self.unknownColumn(referenceName, in: text)
+        }
+        self.init(function: function, line: line, reference: reference)
+    }
+
+    private static func split(_ text: String) throws(TAFunctionError) -> (String, String) {
+        let parts = text.split(separator: ">", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw TAFunctionError(
+                "rule '\(text)': expected LINE>REFERENCE, a column crossing another column of the same function or a level, e.g. \(defaultRule) or adx>25")
+        }
+        return (parts[0], parts[1])
+    }
+
+    private static func unknownColumn(_ name: String, in text: String) -> TAFunctionError {
+        TAFunctionError(
+            "rule '\(text)': '\(name)' is not a TA-Lib column or a number (columns are named as sentio indicators names them: macd_macd, macd_macdsignal, adx, stoch_slowk)")
     }
 }

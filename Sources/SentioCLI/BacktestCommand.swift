@@ -263,7 +263,7 @@ struct BacktestCommand: ParsableCommand {
     }
 
     /// Bars each symbol needs before the strategy can decide, for the report's warm-up band: the RSI period, the
-    /// signal model's first signal index, none for buy-and-hold and DCA.
+    /// signal model's first signal index, a ta-cross function's lookback + 1, none for buy-and-hold and DCA.
     var warmUpBars: Int {
         get throws {
             let request = try self.request
@@ -271,6 +271,7 @@ struct BacktestCommand: ParsableCommand {
             case .rsi: return request.resolvedRSI.period
             case .sentio: return request.resolvedSignalModel.firstSignalIndex
             case .buyAndHold, .dca: return 0
+            case .taCross: return ((try request.makeStrategy()) as? TACrossStrategy).map { $0.function.lookback + 1 } ?? 0
             }
         }
     }

@@ -61,6 +61,9 @@ struct SignalModelOptions: ParsableArguments {
     @Option(name: .customLong("moderate-confidence"), parsing: .unconditional, help: ArgumentHelp("Confidence from which the text says Moderate (fraction, 0.35 = 35%; default: 0.35).", valueName: "P"))
     var moderateConfidence: Double?
 
+    @Option(name: .customLong("ta-feature"), help: ArgumentHelp("An extra regressor from a TA-Lib function (repeatable, up to 16): a column as sentio indicators names it, optional parameters in parentheses, optional /close to divide by the close: adx, macd_macdhist(fastperiod=8), wma(timeperiod=50)/close. Replaces the config file's indicatorFeatures.", valueName: "FEATURE"))
+    var indicatorFeatures: [String] = []
+
     /// The model options given on the command line other than `--rsi-period` (which `--strategy rsi` shares), as
     /// their flag names; for "applies to --strategy sentio only" messages.
     var modelOnlyFlagsGiven: [String] {
@@ -73,6 +76,7 @@ struct SignalModelOptions: ParsableArguments {
             ("--rsi-overbought", rsiOverbought != nil), ("--rsi-oversold", rsiOversold != nil),
             ("--stop-atr-multiple", stopLossATRMultiple != nil), ("--overlap-correction", overlapCorrection != nil),
             ("--strong-confidence", strongConfidence != nil), ("--moderate-confidence", moderateConfidence != nil),
+            ("--ta-feature", !indicatorFeatures.isEmpty),
         ]
         return given.filter(\.1).map(\.0)
     }
@@ -100,6 +104,7 @@ struct SignalModelOptions: ParsableArguments {
         if let overlapCorrection { model.overlapCorrection = overlapCorrection }
         if let strongConfidence { model.strongConfidence = strongConfidence }
         if let moderateConfidence { model.moderateConfidence = moderateConfidence }
+        if !indicatorFeatures.isEmpty { model.indicatorFeatures = indicatorFeatures }
         try model.validate()
         return model
     }

@@ -54,6 +54,12 @@ struct StrategyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("dca: investing period (default: month).", valueName: "PERIOD"))
     var every: ContributionPeriod?
 
+    @Option(name: .customLong("ta-cross"), help: ArgumentHelp("ta-cross: LINE>REFERENCE, a TA-Lib column crossing another column of its function or a level, named as sentio indicators names columns: macd_macd>macd_macdsignal (the default), stoch_slowk>stoch_slowd, adx>25, cci>100. Buys on the cross above, sells on the cross back below.", valueName: "RULE"))
+    var taCross: String?
+
+    @Option(name: .customLong("ta-set"), help: ArgumentHelp("ta-cross: a parameter of the rule's function (repeatable; TA-Lib's names and defaults, as sentio indicators --set): macd.fastperiod=8, adx.timeperiod=20.", valueName: "FUNCTION.PARAMETER=VALUE"))
+    var taSettings: [String] = []
+
     @OptionGroup(title: "Signal model parameters (strategy sentio)")
     var model: SignalModelOptions
 
@@ -77,7 +83,8 @@ struct StrategyOptions: ParsableArguments {
             strategy: strategy, initialCapital: capital, commissionRate: commission, feePerOrder: fee,
             slippageBasisPoints: slippageBps, fill: fill, sizing: sizing, maxPositions: maxPositions, fraction: fraction,
             fractionalShares: fractional, stopLossPercent: stopLoss, takeProfitPercent: takeProfit, rsiPeriod: rsiPeriod,
-            rsiLower: rsiLower, rsiUpper: rsiUpper, dcaAmount: amount, dcaPeriod: every)
+            rsiLower: rsiLower, rsiUpper: rsiUpper, dcaAmount: amount, dcaPeriod: every, taCrossRule: taCross,
+            taSettings: taSettings)
     }
 
     func validate() throws {

@@ -66,16 +66,38 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
     /// Confidence at or above which the text says "Moderate confidence" (below: "Low confidence").
     public var moderateConfidence: Double = 0.35
 
+    /// Extra regressors: TA-Lib functions' outputs in ``IndicatorFeature``'s text form (`adx`,
+    /// `macd_macdhist(fastperiod=8)`, `wma(timeperiod=50)/close`), after the built-in five; `nil` (the default):
+    /// none. At most ``maximumIndicatorFeatures``.
+    public var indicatorFeatures: [String]? = nil
+
     /// The defaults.
     public init() {}
 
-    /// Number of regressors including the intercept: intercept, short momentum, medium momentum, centred RSI,
-    /// log volume ratio, ATR/price.
+    /// Number of regressors of the built-in model, including the intercept: intercept, short momentum, medium
+    /// momentum, centred RSI, log volume ratio, ATR/price.
     public static let parameterCount = 6
 
-    /// Bars before the first feature row is available: `max(m, s, rsiPeriod, atrPeriod, volumeWindow − 1)`.
+    /// Most ``indicatorFeatures``.
+    public static let maximumIndicatorFeatures = 16
+
+    /// Number of regressors including the intercept: ``parameterCount`` plus the indicator features.
+    public var regressionParameterCount: Int { Self.parameterCount + (indicatorFeatures?.count ?? 0) }
+
+    /// The parsed ``indicatorFeatures`` (empty for `nil`).
+    ///
+    /// - Throws: `TAFunctionError` naming the first feature that does not parse.
+    public func parsedIndicatorFeatures() throws(TAFunctionError) -> [IndicatorFeature] {
+        var features: [IndicatorFeature] = []
+        for text in indicatorFeatures ?? [] { features.append(try IndicatorFeature(parsing: text)) }
+        return features
+    }
+
+    /// Bars before the first feature row is available: `max(m, s, rsiPeriod, atrPeriod, volumeWindow − 1)` and
+    /// each indicator feature's lookback (TA-Lib's).
     public var featureLookback: Int {
-        Swift.max(mediumMomentumPeriod, shortMomentumPeriod, rsiPeriod, atrPeriod, volumeWindow - 1)
+        let builtIn = Swift.max(mediumMomentumPeriod, shortMomentumPeriod, rsiPeriod, atrPeriod, volumeWindow - 1)
+        return ((try? parsedIndicatorFeatures()) ?? []).reduce(builtIn) { Swift.max($0, $1.function.lookback) }
     }
 
     /// Index of the first bar with a forecast: `featureLookback + horizon + regressionWindow − 1`
@@ -98,9 +120,26 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
             try require(value <= most, key, "at most \(most) bars", "\(value)")
         }
         try require(horizon >= 1, "horizon", "at least 1", "\(horizon)")
+        var features: [IndicatorFeature] = []
+        for text in indicatorFeatures ?? [] {
+            do throws(TAFunctionError) { features.append(try IndicatorFeature(parsing: text)) } catch {
+                throw SignalConfigError.outOfRange(
+                    parameter: "indicatorFeatures", value: "'\(text)'",
+                    rule: "COLUMN[(PARAMETER=VALUE,...)][/close] with a TA-Lib column and valid parameters (\(error.description))")
+            }
+        }
         try require(
-            regressionWindow >= 2 * Self.parameterCount, "regressionWindow",
-            "at least \(2 * Self.parameterCount) (twice the \(Self.parameterCount) regression parameters)", "\(regressionWindow)")
+            features.count <= Self.maximumIndicatorFeatures, "indicatorFeatures",
+            "at most \(Self.maximumIndicatorFeatures) features", "\(features.count) features")
+        for feature in features {
+            try require(
+                feature.function.lookback <= most, "indicatorFeatures", "features with a lookback of at most \(most) bars",
+                "\(feature) (lookback \(feature.function.lookback))")
+        }
+        let parameters = regressionParameterCount
+        try require(
+            regressionWindow >= 2 * parameters, "regressionWindow",
+            "at least \(2 * parameters) (twice the \(parameters) regression parameters)", "\(regressionWindow)")
         try require(regressionReseedInterval >= 1, "regressionReseedInterval", "at least 1", "\(regressionReseedInterval)")
         try require(shortMomentumPeriod >= 1, "shortMomentumPeriod", "at least 1", "\(shortMomentumPeriod)")
         try require(
@@ -143,6 +182,7 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
         case stopLossATRMultiple, overlapCorrection, strongConfidence, moderateConfidence
         case calibrationBins, calibrationScoreRange, calibrationMinimumSignals, calibrationPriorWeight
         case calibrationOverallPriorWeight, calibrationDirectionPriorWeight
+        case indicatorFeatures
     }
 
     private struct AnyKey: CodingKey {
@@ -191,6 +231,7 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
         try read(.calibrationPriorWeight, &config.calibrationPriorWeight)
         try read(.calibrationOverallPriorWeight, &config.calibrationOverallPriorWeight)
         try read(.calibrationDirectionPriorWeight, &config.calibrationDirectionPriorWeight)
+        config.indicatorFeatures = try c.decodeIfPresent([String].self, forKey: .indicatorFeatures)
         self = config
     }
 }

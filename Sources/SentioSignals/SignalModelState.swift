@@ -32,14 +32,15 @@ public enum SignalInputError: UserInputError, Equatable {
 
 /// The streaming state of the Sentio signal model for one symbol.
 ///
-/// ``update(_:)`` turns the next bar into its ``Signal`` in O(k²) work (k = 5 features) with no allocation:
+/// ``update(_:)`` turns the next bar into its ``Signal`` in O(k²) work (k = 5 features plus the config's indicator
+/// features) with no allocation:
 /// the indicator states, the ring of recent closes and feature rows, and the rolling regression are all
 /// allocated in `init`. The model (features, target, fit, forecast, score, confidence, rules) is described in
 /// the catalog article `SignalModel.md` and in ``SignalModelConfig``. Batch evaluation
 /// (``SignalModel/evaluate(_:config:)``) runs this same update, so batch and streaming results are
 /// bit-identical.
 public struct SignalModelState: Sendable, Codable {
-    /// Number of features (regressors, without the intercept).
+    /// Number of built-in features (regressors, without the intercept); the config's indicator features follow them.
     public static let featureCount = SignalModelConfig.parameterCount - 1
 
     public let config: SignalModelConfig
@@ -48,6 +49,9 @@ public struct SignalModelState: Sendable, Codable {
     @usableFromInline var rsi: RelativeStrengthIndex
     @usableFromInline var atr: AverageTrueRange
     @usableFromInline var volumeRatio: VolumeRatio
+    /// The config's indicator features (``SignalModelConfig/indicatorFeatures``); `nil` without them (so that a
+    /// snapshot of a model without them keeps its bytes: the key is absent).
+    var indicators: IndicatorFeatureStreams?
     /// The last `max(m, h) + 1` closes (m > s), newest last.
     @usableFromInline var closes: RingBuffer
     /// Feature rows of the last `h + 1` bars, row of bar `t` at slot `t mod (h + 1)`.
@@ -76,17 +80,20 @@ public struct SignalModelState: Sendable, Codable {
         rsi = RelativeStrengthIndex(period: config.rsiPeriod)
         atr = AverageTrueRange(period: config.atrPeriod)
         volumeRatio = VolumeRatio(window: config.volumeWindow)
+        let features = (try? config.parsedIndicatorFeatures()) ?? []
+        indicators = features.isEmpty ? nil : IndicatorFeatureStreams(features)
+        let featureCount = Self.featureCount + features.count
         closes = RingBuffer(capacity: Swift.max(config.mediumMomentumPeriod, config.horizon) + 1)
-        featureRows = [Double](repeating: 0, count: (config.horizon + 1) * Self.featureCount)
+        featureRows = [Double](repeating: 0, count: (config.horizon + 1) * featureCount)
         regression = RollingRegression(
-            window: config.regressionWindow, regressorCount: Self.featureCount, reseedInterval: config.regressionReseedInterval)
+            window: config.regressionWindow, regressorCount: featureCount, reseedInterval: config.regressionReseedInterval)
         calibrator = ConfidenceCalibrator(config: config)
         pendingSignals = [Int](repeating: 0, count: config.horizon + 1)
         featureLookback = config.featureLookback
         firstSignalIndex = config.firstSignalIndex
         overlapFactor = config.overlapCorrection ? Double(config.horizon).squareRoot() : 1
         let n = Double(config.regressionWindow)
-        adjustedRSquaredFactor = (n - 1) / (n - Double(SignalModelConfig.parameterCount))
+        adjustedRSquaredFactor = (n - 1) / (n - Double(config.regressionParameterCount))
     }
 
     /// Bars seen so far.
@@ -163,7 +170,7 @@ public struct SignalModelState: Sendable, Codable {
         }
         closes.push(close)
 
-        let k = Self.featureCount
+        let k = Self.featureCount + (indicators?.count ?? 0)
         let h = config.horizon
         let slots = h + 1
         // The BUY/SELL signal made at bar t − h (if any) resolves now: right when ln(Cₜ / Cₜ₋ₕ) has its sign.
@@ -190,6 +197,14 @@ public struct SignalModelState: Sendable, Codable {
                 row[2] = finiteOrZero((rsiValue - 50) / 50)
                 row[3] = finiteOrZero(log(Swift.min(Swift.max(ratio, 0.01), 100)))
                 row[4] = finiteOrZero(atrValue / close)
+            }
+            if indicators != nil {
+                // Every bar updates the streams; from the feature lookback on, their values follow the built-in five.
+                do throws(WindowOverflowError) {
+                    try indicators!.update(bar, into: hasFeatures ? rows.baseAddress! + (t % slots) * k + Self.featureCount : nil)
+                } catch {
+                    overflow = overflow ?? error.description
+                }
             }
             if t - h >= featureLookback {
                 // The pair (x_{t−h}, ln(C_t / C_{t−h})): its target became known at this bar.

@@ -29,7 +29,7 @@ public struct SweepRequestBuilder: Sendable {
     public init(base: BacktestRequest, grid: SweepGrid) throws(SweepGridError) {
         for p in grid.parameters where Setting.named(p.name) == nil {
             throw SweepGridError(
-                "\(p.name) is not a backtest option (names are `sentio backtest` options without '--', e.g. rsi-period, stop-loss, commission)")
+                "\(p.name) is not a backtest option (names are `sentio backtest` options without '--', e.g. rsi-period, stop-loss, commission, ta-cross; or a TA-Lib parameter for ta-cross, e.g. macd.fastperiod)")
         }
         self.base = base
         self.grid = grid
@@ -100,7 +100,19 @@ public struct SweepRequestBuilder: Sendable {
         var modelOnly = false
         var apply: @Sendable (_ value: String, _ request: inout BacktestRequest, _ model: inout SignalModelConfig) throws(SettingProblem) -> Void
 
-        static func named(_ name: String) -> Setting? { all.first { $0.name == name } }
+        /// The setting called `name`: one of ``all``, or a TA-Lib function's parameter (`macd.fastperiod`) for the
+        /// `ta-cross` strategy, each value becoming a `ta-set` setting (`macd.fastperiod=8`).
+        static func named(_ name: String) -> Setting? {
+            if let setting = all.first(where: { $0.name == name }) { return setting }
+            let parts = name.split(separator: ".", maxSplits: 1)
+            guard parts.count == 2, let function = TAFunction.descriptor(named: String(parts[0])),
+                  function.parameters.contains(where: { $0.name == parts[1].lowercased() })
+            else { return nil }
+            return Setting(name: name) { (text, request, _) throws(SettingProblem) in
+                guard let value = double(text), value.isFinite else { throw SettingProblem("\(name): '\(text)' is not \(number)") }
+                request.taSettings.append("\(name)=\(value)")
+            }
+        }
 
         /// A setting of the request.
         static func request<T>(
@@ -150,6 +162,7 @@ public struct SweepRequestBuilder: Sendable {
             request("rsi-upper", double, number) { $0.rsiUpper = $1 },
             request("amount", double, number) { $0.dcaAmount = $1 },
             request("every", ContributionPeriod.init(rawValue:), one(of: ContributionPeriod.self)) { $0.dcaPeriod = $1 },
+            request("ta-cross", { Optional($0) }, "a rule") { $0.taCrossRule = $1 },
             // The rsi strategy's period and the signal model's RSI feature period: one option, one meaning.
             Setting(name: "rsi-period") { (text, request, model) throws(SettingProblem) in
                 guard let value = int(text) else { throw SettingProblem("rsi-period: '\(text)' is not \(integer)") }

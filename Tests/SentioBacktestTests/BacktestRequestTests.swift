@@ -59,7 +59,13 @@ struct BacktestRequestTests {
             rsiLower: maybe([0, 30, 69.5], invalid: [-1, 70, 100, .nan]),
             rsiUpper: maybe([70, 100], invalid: [0, 30, 101, .nan]),
             dcaAmount: maybe([1, 500], invalid: [0, -10, .infinity]),
-            dcaPeriod: pick([nil] + ContributionPeriod.allCases.map { Optional($0) }))
+            dcaPeriod: pick([nil] + ContributionPeriod.allCases.map { Optional($0) }),
+            taCrossRule: strategy != .taCross && rng.next() % 25 != 0 ? nil : maybe(
+                ["macd_macd>macd_macdsignal", "ADX > 25", "stoch_slowk>stoch_slowd", "cci>-100.5"],
+                invalid: ["adx>macd_macd", "nope>1", "adx", "adx>adx", "adx>nan", ">"]),
+            taSettings: rng.next() % (strategy == .taCross ? 3 : 50) == 0
+                ? [pick(["macd.fastperiod=8", "adx.timeperiod=20", "stoch.fastk_period=7"], invalid: ["macd.fastperiod=1", "macd.x=3", "bad", "adx.timeperiod=x"])]
+                : [])
     }
 
     @Test("the request rules, over 40,000 seeded requests: a request they accept makes a valid configuration and a strategy; the CLI's spelling differs only by --")
@@ -92,5 +98,43 @@ struct BacktestRequestTests {
             == "--horizon, --window apply to --strategy sentio only (signal model parameters)")
         #expect(BacktestRequest(strategy: .dca).settingsProblem(modelSettings: ["horizon"])
             == "horizon applies to strategy sentio only (signal model parameters)")
+    }
+
+    @Test("ta-cross: the rule and --ta-set build the strategy; its spec names every parameter and rebuilds it; bad rules and settings are named")
+    func taCross() throws {
+        let request = BacktestRequest(
+            strategy: .taCross, taCrossRule: "STOCH_SLOWK > stoch_slowd", taSettings: ["stoch.fastk_period=7", "STOCH.FASTK_PERIOD=9"])
+        #expect(request.settingsProblem() == nil)
+        let spec = request.strategySpec
+        #expect(spec.description
+            == "ta-cross ta-cross.rule=stoch_slowk>stoch_slowd ta-cross.parameters=fastk_period=9,slowk_period=3,slowk_matype=0,slowd_period=3,slowd_matype=0")
+        let strategy = try #require(try request.makeStrategy() as? TACrossStrategy)
+        #expect(strategy.function.values == [9, 3, 0, 3, 0] && strategy.line == 0 && strategy.reference == .output(1))
+        #expect(StrategySpec(strategy) == spec)
+        // The registry rebuilds the same strategy from the spec (what a live journal stores).
+        let rebuilt = try #require(try StrategyRegistry.shared.make(spec) as? TACrossStrategy)
+        #expect(StrategySpec(rebuilt) == spec)
+
+        let level = try #require(try BacktestRequest(strategy: .taCross, taCrossRule: "cci>-100.5").makeStrategy() as? TACrossStrategy)
+        #expect(level.reference == .level(-100.5) && level.rule == "cci>-100.5" && level.function.values == [14])
+        #expect(try #require(try BacktestRequest(strategy: .taCross).makeStrategy() as? TACrossStrategy).rule == TACrossStrategy.defaultRule)
+
+        func problem(_ rule: String?, _ settings: [String] = [], strategy: StrategyKind = .taCross) -> String? {
+            BacktestRequest(strategy: strategy, taCrossRule: rule, taSettings: settings).settingsProblem(optionPrefix: "--")
+        }
+        #expect(problem("adx>macd_macd") == "--ta-cross: rule 'adx>macd_macd': macd_macd is not a column of ADX (its columns: adx)")
+        #expect(problem("adx>25", ["macd.fastperiod=8"]) == "--ta-cross: macd.fastperiod=8 sets MACD, not the rule's function ADX")
+        #expect(problem("adx>25", ["adx.timeperiod=1"]) == "--ta-cross: ADX.timeperiod must be from 2 to 100000, got 1.0")
+        #expect(problem("adx>25", ["adx.timeperiod"]) == "--ta-set 'adx.timeperiod': expected FUNCTION.PARAMETER=VALUE, e.g. macd.fastperiod=8")
+        #expect(problem("adx>adx") == "--ta-cross: rule 'adx>adx': the line cannot cross itself")
+        #expect(problem("adx>inf") == "--ta-cross: rule 'adx>inf': the level must be a finite number")
+        #expect(problem("adx") == "--ta-cross: rule 'adx': expected LINE>REFERENCE, a column crossing another column of the same function or a level, e.g. macd_macd>macd_macdsignal or adx>25")
+        #expect(problem("volume>1")?.hasPrefix("--ta-cross: rule 'volume>1': 'volume' is not a TA-Lib column or a number") == true)
+        #expect(problem(nil, ["macd.fastperiod=8"], strategy: .rsi) == "--ta-cross and --ta-set apply to --strategy ta-cross only")
+        #expect(problem("adx>25", strategy: .sentio) == "--ta-cross and --ta-set apply to --strategy ta-cross only")
+        // A journal's spec with parameters out of range is refused by the registry, naming the strategy.
+        #expect(throws: BacktestError("strategy ta-cross: ADX.timeperiod must be from 2 to 100000, got 1.0")) {
+            try StrategyRegistry.shared.make(StrategySpec(name: "ta-cross", settings: [("ta-cross.rule", "adx>25"), ("ta-cross.parameters", "timeperiod=1")]))
+        }
     }
 }

@@ -174,7 +174,7 @@ struct StrategyProtocolTests {
     @Test("the registry: built-in names are the request's strategy kinds; specs round-trip; bad specs are named errors")
     func registry() throws {
         let registry = StrategyRegistry()
-        #expect(Array(registry.names.prefix(4)) == StrategyKind.allCases.map(\.rawValue))
+        #expect(Array(registry.names.prefix(StrategyKind.allCases.count)) == StrategyKind.allCases.map(\.rawValue))
         var rng = SplitMix64(seed: 0x29_5003)
         for _ in 0..<200 {
             let lower = Double(rng.next() % 5000) / 100, upper = lower + 0.5 + Double(rng.next() % 5000) / 100
@@ -182,7 +182,10 @@ struct StrategyProtocolTests {
             for spec in [StrategySpec.rsi(period: 1 + Int(rng.next() % 50), lower: lower, upper: upper),
                          .dca(amount: 0.01 + Double(rng.next() % 100_000) / 7, every: rng.next() % 2 == 0 ? .week : .month,
                               symbols: symbols?.isEmpty == true ? nil : symbols),
-                         .buyAndHold, .sentio] {
+                         .buyAndHold, .sentio,
+                         rng.next() % 2 == 0
+                             ? try .taCross(rule: "adx>\(rng.next() % 100)", settings: [TAParameterSetting(function: "adx", parameter: "timeperiod", value: Double(2 + rng.next() % 40))])
+                             : try .taCross(rule: "stoch_slowk>stoch_slowd", settings: [TAParameterSetting(function: "stoch", parameter: "fastk_period", value: Double(1 + rng.next() % 20))])] {
                 #expect(StrategySpec(try registry.make(spec)) == spec, "\(spec)")
             }
         }
@@ -197,7 +200,7 @@ struct StrategyProtocolTests {
         #expect(throws: BacktestError("strategy rsi: missing setting rsi.upper")) {
             try registry.make(StrategySpec(name: "rsi", settings: [("rsi.period", "3"), ("rsi.lower", "2")]))
         }
-        #expect(throws: BacktestError("unknown strategy macd; registered: sentio, rsi, buy-and-hold, dca")) {
+        #expect(throws: BacktestError("unknown strategy macd; registered: sentio, rsi, buy-and-hold, dca, ta-cross")) {
             try registry.make(StrategySpec(name: "macd"))
         }
         #expect(throws: BacktestError("a strategy named rsi is already registered")) {

@@ -308,6 +308,75 @@ struct LiveCLITests {
         #expect(try await runLive(changed, input: "").status == 0)
     }
 
+    /// `--strategy ta-cross` (a TA-Lib function in streaming form) runs live: fed in two runs on one store (the
+    /// second rebuilds the strategy from the journal's spec and replays it), it ends in the backtest's state on the
+    /// same bars; a different rule on that store is a configuration mismatch.
+    @Test func taCrossRunsLiveAsInTheBacktest() async throws {
+        let (series, lines) = try liveMarket(symbols: 2, bars: 150, seed: 17)
+        let symbols = series.map(\.symbol).joined(separator: ",")
+        let options = ["--strategy", "ta-cross", "--ta-cross", "stoch_slowk>stoch_slowd", "--ta-set", "stoch.fastk_period=7", "--step-timeout", "0"]
+        let db = try temporaryDirectory("live-ta-cross").appendingPathComponent("s.sqlite").path
+        let first = try await runLive(["live", "--symbols", symbols] + options + ["--db", db], input: lines[..<137].joined())
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try await runLive(["live", "--symbols", symbols] + options + ["--db", db], input: lines[137...].joined())
+        #expect(second.status == 0, "\(second.stderr)")
+
+        let strategy = try TACrossStrategy(rule: "stoch_slowk>stoch_slowd", settings: [TAParameterSetting(parsing: "stoch.fastk_period=7")])
+        let configuration = BacktestConfiguration(
+            initialCapital: 100_000, fill: .nextOpen, costs: TradingCosts(commissionRate: 0.001),
+            sizing: .equalWeight(maxPositions: series.count))
+        let result = try Backtest(configuration).run(strategy, on: try Market(series))
+        #expect(result.trades.count >= 4, "the rule should trade on 150 bars: \(result.trades.count)")
+        try await Self.expectLiveState(db: db, equals: result)
+
+        let other = try await runLive(
+            ["live", "--symbols", symbols, "--strategy", "ta-cross", "--ta-cross", "adx>25", "--step-timeout", "0", "--db", db], input: "")
+        #expect(other.status == 2)
+        #expect(other.stderr.contains("ta-cross.rule"), "\(other.stderr)")
+    }
+
+    /// `live show portfolio` and `trades` of a store print the backtest's (a session without snapshots has no
+    /// `live show snapshot`).
+    static func expectLiveState(db: String, equals result: BacktestResult) async throws {
+        let portfolio = try await runSentio(["live", "show", "portfolio", "--db", db])
+        let trades = try await runSentio(["live", "show", "trades", "--db", db])
+        #expect(portfolio.status == 0 && trades.status == 0, "\(portfolio.stderr) \(trades.stderr)")
+        #expect(portfolio.stdout == (try APIJSON.encode(BacktestContracts.portfolio(result, recentTrades: 10, exchangeTimeZone: .newYork))))
+        #expect(trades.stdout == (try APIJSON.encode(BacktestContracts.tradeHistory(result))))
+        let snapshot = try await runSentio(["live", "show", "snapshot", "--db", db])
+        #expect(snapshot.status == 2 && snapshot.stderr.contains("does not save its state"), "\(snapshot.stderr)")
+    }
+
+    /// The signal model with TA-Lib indicator features (`--ta-feature`) runs live: its TA-Lib states are not saved
+    /// in snapshots, so the second run on the store replays the journal; the end state is the backtest's.
+    @Test func indicatorFeaturesRunLiveAsInTheBacktest() async throws {
+        let (series, lines) = try liveMarket(symbols: 2, bars: 200, seed: 23)
+        let symbols = series.map(\.symbol).joined(separator: ",")
+        let options = [
+            "--ta-feature", "adx(timeperiod=10)", "--ta-feature", "wma(timeperiod=20)/close", "--window", "40", "--horizon", "2",
+            "--buy-threshold", "0.5", "--sell-threshold", "0.5", "--min-confidence", "0", "--step-timeout", "0", "--snapshot-interval", "50",
+        ]
+        let db = try temporaryDirectory("live-ta-feature").appendingPathComponent("s.sqlite").path
+        let first = try await runLive(["live", "--symbols", symbols] + options + ["--db", db], input: lines[..<251].joined())
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try await runLive(["live", "--symbols", symbols] + options + ["--db", db], input: lines[251...].joined())
+        #expect(second.status == 0, "\(second.stderr)")
+
+        var model = SignalModelConfig()
+        model.indicatorFeatures = ["adx(timeperiod=10)", "wma(timeperiod=20)/close"]
+        model.regressionWindow = 40
+        model.horizon = 2
+        model.buyScoreThreshold = 0.5
+        model.sellScoreThreshold = 0.5
+        model.minimumConfidence = 0
+        let configuration = BacktestConfiguration(
+            initialCapital: 100_000, fill: .nextOpen, costs: TradingCosts(commissionRate: 0.001),
+            sizing: .equalWeight(maxPositions: series.count))
+        let result = try Backtest(configuration).run(try SignalStrategy.sentio(config: model), on: try Market(series))
+        #expect(result.trades.count >= 2, "the model should trade on 200 bars: \(result.trades.count)")
+        try await Self.expectLiveState(db: db, equals: result)
+    }
+
     /// `sentio generate --format ndjson | sentio live`: the documented demo, with the default strategy (the signal
     /// model), ends where the backtest ends on the same generated files.
     @Test func generatedNDJSONFeedsLive() async throws {

@@ -17,7 +17,7 @@ struct StrategyOptionsTests {
         func pick<T>(_ values: [T]) -> T { values[Int(rng.next() % UInt64(values.count))] }
         func maybe(_ percent: UInt64) -> Bool { rng.next() % 100 < percent }
         var args: [String] = []
-        let strategy = pick(["sentio", "rsi", "buy-and-hold", "dca"])
+        let strategy = pick(["sentio", "rsi", "buy-and-hold", "dca", "ta-cross"])
         if strategy != "sentio" || maybe(50) { args += ["--strategy", strategy] }
         let wrong = 8 as UInt64  // percent of options given a value outside its range
         if maybe(20) { args += ["--capital", maybe(wrong) ? pick(["0", "-5", "inf"]) : pick(["1000", "25000.5", "1e6"])] }
@@ -39,6 +39,9 @@ struct StrategyOptionsTests {
         let dca = strategy == "dca" ? 60 as UInt64 : 4
         if maybe(dca) { args += ["--amount", maybe(wrong) ? "0" : pick(["50", "1000", "2500.75"])] }
         if maybe(dca) { args += ["--every", pick(["week", "month"])] }
+        let ta = strategy == "ta-cross" ? 60 as UInt64 : 4
+        if maybe(ta) { args += ["--ta-cross", maybe(wrong) ? pick(["adx>macd_macd", "adx"]) : pick(["adx>25", "stoch_slowk>stoch_slowd", "macd_macdhist>0"])] }
+        if maybe(ta) { args += ["--ta-set", maybe(wrong) ? "macd.fastperiod=1" : pick(["macd.fastperiod=8", "macd.signalperiod=5"])] }
         // Signal model parameters: usually with sentio, rarely with another strategy (then an error).
         let model = strategy == "sentio" ? 40 as UInt64 : 3
         if maybe(model) { args += ["--horizon", maybe(wrong) ? "0" : pick(["1", "3", "10"])] }
@@ -101,6 +104,10 @@ struct StrategyOptionsTests {
         case .buyAndHold: expectedStrategy = .buyAndHold
         case .rsi: expectedStrategy = .rsi(period: o.rsiPeriod ?? 14, lower: o.rsiLower ?? 30, upper: o.rsiUpper ?? 70)
         case .dca: expectedStrategy = .dca(amount: o.amount ?? 1_000, every: o.every ?? .month, symbols: nil)
+        case .taCross:
+            // The documented default rule; settings as given (the generator gives at most one).
+            let settings = try value("--ta-set").map { [try TAParameterSetting(parsing: $0)] } ?? []
+            expectedStrategy = try .taCross(rule: value("--ta-cross") ?? "macd_macd>macd_macdsignal", settings: settings)
         }
         #expect(configuration.strategy == expectedStrategy, "\(args)")
         try configuration.validate()

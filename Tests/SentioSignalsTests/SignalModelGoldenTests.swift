@@ -20,10 +20,14 @@ struct SignalModelGoldenTests {
         small.atrPeriod = 5
         small.overlapCorrection = false
         small.stopLossATRMultiple = 2
-        return [("default", SignalModelConfig()), ("h1_w60", small)]
+        var features = SignalModelConfig()
+        features.indicatorFeatures = ["adx", "macd_macdhist(fastperiod=8)", "wma(timeperiod=30)/close"]
+        return [("default", SignalModelConfig()), ("h1_w60", small), ("ta_features", features)]
     }()
 
-    @Test(arguments: [0, 1])
+    /// Config 2 adds three TA-Lib indicator features (TA-Lib's ADX, MACD histogram and WMA over the close in the
+    /// reference), so the features' wiring into the regression is checked against statsmodels too.
+    @Test(arguments: [0, 1, 2])
     func matchesReference(_ which: Int) throws {
         let (name, config) = Self.configs[which]
         let file = "signals/goog_signals_\(name).csv"

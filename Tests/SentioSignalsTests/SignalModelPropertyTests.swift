@@ -1,9 +1,25 @@
 import Foundation
 import SentioCore
 import SentioData
+import SentioIndicators
 import SentioTestSupport
 import Testing
 @testable import SentioSignals
+
+/// Each series' signals from one `SignalEngine` fed the symbols' bars in a seeded random interleaving.
+func interleavedStreaming(_ series: [OHLCVSeries], config: SignalModelConfig, seed: UInt64) throws -> [[Signal]] {
+    var engine = try SignalEngine(config: config)
+    var streamed = [[Signal]](repeating: [], count: series.count)
+    var cursor = [Int](repeating: 0, count: series.count)
+    var rng = SplitMix64(seed: seed)
+    while cursor.enumerated().contains(where: { $0.element < series[$0.offset].count }) {
+        let s = Int.random(in: 0..<series.count, using: &rng)
+        guard cursor[s] < series[s].count else { continue }
+        streamed[s].append(try engine.update(symbol: series[s].symbol, bar: series[s][bar: cursor[s]]))
+        cursor[s] += 1
+    }
+    return streamed
+}
 
 @Suite("Signal model properties")
 struct SignalModelPropertyTests {
@@ -19,17 +35,7 @@ struct SignalModelPropertyTests {
         let series = (0..<4).map { randomSeries(symbol: "R\($0)", bars: 300 + 37 * $0, seed: 100 + UInt64($0)) }
         for config in [SignalModelConfig(), Self.smallConfig] {
             let batch = try series.map { try SignalModel.evaluate($0, config: config) }
-            var engine = try SignalEngine(config: config)
-            var streamed = [[Signal]](repeating: [], count: series.count)
-            var cursor = [Int](repeating: 0, count: series.count)
-            var rng = SplitMix64(seed: 7)
-            // Random interleaving of the symbols' bars.
-            while cursor.enumerated().contains(where: { $0.element < series[$0.offset].count }) {
-                let s = Int.random(in: 0..<series.count, using: &rng)
-                guard cursor[s] < series[s].count else { continue }
-                streamed[s].append(try engine.update(symbol: series[s].symbol, bar: series[s][bar: cursor[s]]))
-                cursor[s] += 1
-            }
+            let streamed = try interleavedStreaming(series, config: config, seed: 7)
             for s in series.indices {
                 #expect(streamed[s] == batch[s], "symbol \(series[s].symbol)")
                 #expect(batch[s].contains { !$0.isWarmUp })
@@ -214,5 +220,101 @@ struct InPlaceSignalUpdateTests {
             #expect(returning.barsSeen == inPlace.barsSeen)
         }
         #expect(errors > 0, "the overflow path was exercised")
+    }
+}
+
+/// The signal model with TA-Lib indicator features (`SignalModelConfig.indicatorFeatures`).
+@Suite("Signal model with indicator features")
+struct IndicatorFeatureTests {
+    static var config: SignalModelConfig {
+        var config = SignalModelConfig()
+        config.regressionWindow = 30
+        config.horizon = 3
+        config.indicatorFeatures = ["cci(timeperiod=10)", "stoch_slowd", "obv", "bbands_upperband(timeperiod=12,nbdevup=2.5)/close"]
+        return config
+    }
+
+    @Test("the text form: parsed, canonical, refused with the reason")
+    func textForm() throws {
+        let f = try IndicatorFeature(parsing: "MACD_MACDHIST( fastperiod = 8 )")
+        #expect(f.function.descriptor.name == "MACD" && f.output == 2 && !f.perClose && f.function.values == [8, 26, 9])
+        #expect(f.description == "macd_macdhist(fastperiod=8,slowperiod=26,signalperiod=9)")
+        #expect(try IndicatorFeature(parsing: f.description) == f)
+        let w = try IndicatorFeature(parsing: "wma/close")
+        #expect(w.perClose && w.description == "wma(timeperiod=30)/close")
+        #expect(try IndicatorFeature(parsing: "adx").description == "adx(timeperiod=14)")
+        for bad in ["rsi2", "adx(timeperiod=1)", "adx(period=3)", "adx(timeperiod=14", "macd", "adx/open", ""] {
+            #expect(throws: TAFunctionError.self, "\(bad)") { try IndicatorFeature(parsing: bad) }
+        }
+        var config = SignalModelConfig()
+        config.indicatorFeatures = ["adx", "nope"]
+        #expect(throws: SignalConfigError.self) { try config.validate() }
+        config.indicatorFeatures = Array(repeating: "adx", count: SignalModelConfig.maximumIndicatorFeatures + 1)
+        #expect(throws: SignalConfigError.self) { try config.validate() }
+        config.indicatorFeatures = ["adx", "cci"]
+        config.regressionWindow = 15  // twice the 8 regression parameters is 16
+        #expect(throws: SignalConfigError.self) { try config.validate() }
+        config.regressionWindow = 16
+        try config.validate()
+        #expect(config.regressionParameterCount == 8)
+        #expect(config.featureLookback == 27)  // ADX(14)'s lookback, above the built-in 20
+    }
+
+    @Test("JSON: absent without features (a default config's bytes are unchanged), round-trips with them")
+    func json() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        #expect(!String(decoding: try encoder.encode(SignalModelConfig()), as: UTF8.self).contains("indicatorFeatures"))
+        let config = Self.config
+        let decoded = try JSONDecoder().decode(SignalModelConfig.self, from: try encoder.encode(config))
+        #expect(decoded == config)
+        let partial = try JSONDecoder().decode(SignalModelConfig.self, from: Data(#"{"indicatorFeatures": ["adx"]}"#.utf8))
+        #expect(partial.indicatorFeatures == ["adx"] && partial.horizon == SignalModelConfig().horizon)
+        // A state without features encodes as before (no key); one with features does not encode (not snapshotted).
+        #expect(!String(decoding: try encoder.encode(SignalModelState(symbol: "A")), as: UTF8.self).contains("indicators"))
+        #expect(throws: EncodingError.self) { try encoder.encode(SignalModelState(symbol: "A", config: config)) }
+    }
+
+    @Test("streaming over interleaved symbols = batch; no look-ahead; the features change the forecasts")
+    func streamingEqualsBatchAndNoLookAhead() throws {
+        let series = (0..<3).map { randomSeries(symbol: "F\($0)", bars: 260 + 41 * $0, seed: 300 + UInt64($0)) }
+        let config = Self.config
+        let batch = try series.map { try SignalModel.evaluate($0, config: config) }
+        let streamed = try interleavedStreaming(series, config: config, seed: 0x7A_FEA7)
+        for s in series.indices {
+            #expect(streamed[s] == batch[s], "symbol \(series[s].symbol)")
+            #expect(batch[s].contains { !$0.isWarmUp })
+            #expect(batch[s].firstIndex { !$0.isWarmUp } == config.firstSignalIndex)
+            for cut in [config.firstSignalIndex, 200, series[s].count - 7] {
+                #expect(try SignalModel.evaluate(series[s].prefix(cut), config: config) == Array(batch[s][0..<cut]))
+            }
+        }
+        var plain = config
+        plain.indicatorFeatures = nil
+        let without = try SignalModel.evaluate(series[0], config: plain)
+        #expect(zip(without, batch[0]).contains { $0.forecastLogReturn != $1.forecastLogReturn })
+    }
+
+    @Test("a feature whose value overflows is an error naming the bar; later bars go on")
+    func overflowNamesTheBar() throws {
+        var config = SignalModelConfig()
+        config.regressionWindow = 30
+        config.horizon = 2
+        config.indicatorFeatures = ["var(timeperiod=5)"]
+        var series = randomSeries(symbol: "VAR", bars: 200, seed: 77)
+        // A close of 1e200: the built-in features stay finite (log returns, ATR/close), VAR's sum of squares does not.
+        series.close[120] = 1e200
+        series.high[120] = 1e200
+        var state = SignalModelState(symbol: "VAR", config: config)
+        var failed: [Int] = []
+        for t in 0..<series.count {
+            do { _ = try state.update(series[bar: t]) } catch {
+                guard case .unrepresentable(_, let bar, _, _) = error else { throw error }
+                failed.append(bar)
+            }
+        }
+        #expect(failed.first == 120, "\(failed)")
+        #expect(state.barsSeen == series.count)
     }
 }

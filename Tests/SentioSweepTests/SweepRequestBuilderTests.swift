@@ -83,4 +83,34 @@ struct SweepRequestBuilderTests {
         #expect(throws: SweepGridError.self) { try SweepRequestBuilder(base: rsi, grid: try SweepGrid.parse("rsi-perod=7")) }
         #expect(SweepRequestBuilder.settingNames.contains("rsi-period") && !SweepRequestBuilder.settingNames.contains("format"))
     }
+
+    /// `ta-cross` rules and the rule's function's parameters (`adx.timeperiod`) are grid settings; each row is the
+    /// plain backtest of its request.
+    @Test func taCrossRulesAndFunctionParameters() throws {
+        let grid = try SweepGrid.parse("ta-cross=adx>20,adx>25;adx.timeperiod=10,14")
+        let builder = try SweepRequestBuilder(base: BacktestRequest(strategy: .taCross), grid: grid)
+        let jobs = try builder.jobs(shard: nil)
+        #expect(jobs.count == 4)
+        let three = jobs[3].request
+        #expect(three.strategySpec.description == "ta-cross ta-cross.rule=adx>25 ta-cross.parameters=timeperiod=14")
+        #expect(jobs[0].request.strategySpec.description == "ta-cross ta-cross.rule=adx>20 ta-cross.parameters=timeperiod=10")
+
+        let market = try randomMarket(symbols: 2, bars: 220, seed: 43)
+        let sweep = Sweep(grid: grid, metric: .sharpe, shard: nil, strategy: "ta-cross", options: [], source: BacktestDataSource(), jobs: jobs)
+        let output = try sweep.run(on: market, runner: SweepRunner(threads: 2))
+        let row = try #require(output.rows.first { $0.index == 3 })
+        let result = try Backtest(three.configuration(symbolCount: 2)).run(try three.makeStrategy(), on: market)
+        let universe = BenchmarkSeries.equalWeight(market.series, timeline: market.timeline)
+        #expect(try reportedStatistics(result, three, benchmark: .standard(universe)) == row.statistics)
+        #expect(result.trades.count > 0, "the rule should trade on 220 bars")
+
+        func message(_ grid: String) -> String? {
+            do { _ = try SweepRequestBuilder(base: BacktestRequest(strategy: .taCross), grid: try SweepGrid.parse(grid)).jobs(shard: nil); return nil }
+            catch { return "\(error)" }
+        }
+        #expect(message("ta-cross=adx>25;macd.fastperiod=8")
+            == "combination 0 (ta-cross=adx>25, macd.fastperiod=8) is invalid: ta-cross: macd.fastperiod=8 sets MACD, not the rule's function ADX")
+        #expect(message("ta-cross=adx>25;adx.timeperiod=1")?.hasSuffix("ta-cross: ADX.timeperiod must be from 2 to 100000, got 1.0") == true)
+        #expect(message("adx.period=10")?.contains("is not a backtest option") == true)
+    }
 }

@@ -9,7 +9,9 @@ calibrated confidence comes from calibration.py (default calibrator parameters).
 Run with the pinned requirements (Tests/Fixtures/requirements.txt; the script makes the venv, interpreter from
 --python or $PYTHON):
     bash Tests/Fixtures/regenerate.sh signals
-Produced with numpy 2.4.6, pandas 3.1.1, scipy 1.17.1, TA-Lib 0.8.2, statsmodels 0.15.0.
+Produced with numpy 2.4.6, pandas 3.1.1, scipy 1.17.1, TA-Lib 0.8.2, statsmodels 0.15.0 (goog_signals_ta_features.csv
+added later with the same pins; the other two files were left as first recorded: a rerun differs from them only
+in the last digits of the OLS, within the tests' 1e-8).
 """
 import os
 
@@ -31,6 +33,13 @@ CONFIGS = {
     # name: (horizon, window, short, medium, rsi, volume window, atr, overlap correction, stop multiple)
     "default": dict(h=5, W=120, s=5, m=20, rsi=14, vw=20, atr=14, overlap=True, stop=1.5),
     "h1_w60": dict(h=1, W=60, s=3, m=10, rsi=7, vw=10, atr=5, overlap=False, stop=2.0),
+    # The defaults plus three TA-Lib indicator features (SignalModelConfig.indicatorFeatures
+    # ["adx", "macd_macdhist(fastperiod=8)", "wma(timeperiod=30)/close"]), after the built-in five.
+    "ta_features": dict(h=5, W=120, s=5, m=20, rsi=14, vw=20, atr=14, overlap=True, stop=1.5, features=[
+        lambda o, h, l, c: talib.ADX(h, l, c, 14),
+        lambda o, h, l, c: talib.MACD(c, 8, 26, 9)[2],
+        lambda o, h, l, c: talib.WMA(c, 30) / c,
+    ]),
 }
 BUY, SELL, MIN_CONF, OVERBOUGHT, OVERSOLD = 1.0, 1.0, 0.25, 70.0, 30.0
 
@@ -43,15 +52,21 @@ def model(df, c):
     n = len(close)
     h, W, s, m = c["h"], c["W"], c["s"], c["m"]
     lookback = max(m, s, c["rsi"], c["atr"], c["vw"] - 1)
+    extra = [f(df["open"].to_numpy(float), high, low, close) for f in c.get("features", [])]
+    for values in extra:
+        # A feature's lookback: TA-Lib's first value.
+        lookback = max(lookback, int(np.argmax(~np.isnan(values))))
     rsi = talib.RSI(close, c["rsi"])
     atr = talib.ATR(high, low, close, c["atr"])
     ratio = volume / pd.Series(volume).rolling(c["vw"]).mean().to_numpy()
-    X = np.full((n, 5), np.nan)
+    X = np.full((n, 5 + len(extra)), np.nan)
     X[s:, 0] = np.log(close[s:] / close[:-s])
     X[m:, 1] = np.log(close[m:] / close[:-m])
     X[:, 2] = (rsi - 50) / 50
     X[:, 3] = np.log(np.clip(ratio, 0.01, 100))
     X[:, 4] = atr / close
+    for j, values in enumerate(extra):
+        X[:, 5 + j] = values
     X[:lookback] = np.nan
     rows = []
     first = lookback + h + W - 1
