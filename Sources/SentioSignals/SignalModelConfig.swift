@@ -192,6 +192,38 @@ public struct SignalModelConfig: Sendable, Equatable, Codable {
         init?(intValue: Int) { nil }
     }
 
+    /// Encodes every parameter in `CodingKeys` order (the order the synthesized conformance wrote, which the
+    /// contracts' ordered JSON keeps), and
+    /// `indicatorFeatures` only when there are some: a model without them keeps the bytes it had before they
+    /// existed (saved runs, journals, goldens).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(horizon, forKey: .horizon)
+        try c.encode(regressionWindow, forKey: .regressionWindow)
+        try c.encode(regressionReseedInterval, forKey: .regressionReseedInterval)
+        try c.encode(shortMomentumPeriod, forKey: .shortMomentumPeriod)
+        try c.encode(mediumMomentumPeriod, forKey: .mediumMomentumPeriod)
+        try c.encode(rsiPeriod, forKey: .rsiPeriod)
+        try c.encode(volumeWindow, forKey: .volumeWindow)
+        try c.encode(atrPeriod, forKey: .atrPeriod)
+        try c.encode(buyScoreThreshold, forKey: .buyScoreThreshold)
+        try c.encode(sellScoreThreshold, forKey: .sellScoreThreshold)
+        try c.encode(minimumConfidence, forKey: .minimumConfidence)
+        try c.encode(rsiOverbought, forKey: .rsiOverbought)
+        try c.encode(rsiOversold, forKey: .rsiOversold)
+        try c.encode(stopLossATRMultiple, forKey: .stopLossATRMultiple)
+        try c.encode(overlapCorrection, forKey: .overlapCorrection)
+        try c.encode(strongConfidence, forKey: .strongConfidence)
+        try c.encode(moderateConfidence, forKey: .moderateConfidence)
+        try c.encode(calibrationBins, forKey: .calibrationBins)
+        try c.encode(calibrationScoreRange, forKey: .calibrationScoreRange)
+        try c.encode(calibrationMinimumSignals, forKey: .calibrationMinimumSignals)
+        try c.encode(calibrationPriorWeight, forKey: .calibrationPriorWeight)
+        try c.encode(calibrationOverallPriorWeight, forKey: .calibrationOverallPriorWeight)
+        try c.encode(calibrationDirectionPriorWeight, forKey: .calibrationDirectionPriorWeight)
+        if let indicatorFeatures { try c.encode(indicatorFeatures, forKey: .indicatorFeatures) }
+    }
+
     /// Decodes a possibly partial object; missing keys keep their defaults.
     ///
     /// - Throws: `DecodingError.dataCorrupted` for an unknown key, the usual decoding errors for wrong types.
