@@ -48,7 +48,7 @@ public struct TACrossStrategy: Strategy {
 
     public var name: String { "ta-cross" }
 
-    /// `ta-cross.rule` (``rule``) and `ta-cross.parameters` (every parameter of the function, ``TAFunction/parametersText``).
+    /// `ta-cross.rule` (``rule``) and `ta-cross.parameters` (every parameter of the function, `TAFunction.parametersText`).
     public var settings: [(key: String, value: String)] {
         [("ta-cross.rule", rule), ("ta-cross.parameters", function.parametersText)]
     }

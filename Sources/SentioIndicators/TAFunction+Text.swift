@@ -20,7 +20,9 @@ public struct TAParameterSetting: Sendable, Equatable {
 
     /// Parses `FUNCTION.PARAMETER=VALUE`; the function and parameter are checked when a ``TAFunction`` is built.
     ///
-    /// - Parameter option: how the caller spells the option in its messages (`--set`, `--ta-set`).
+    /// - Parameters:
+    ///   - text: `FUNCTION.PARAMETER=VALUE`.
+    ///   - option: how the caller spells the option in its messages (`--set`, `--ta-set`).
     /// - Throws: ``TAFunctionError`` for text of another form or a value that is not a finite number.
     public init(parsing text: String, option: String = "--set") throws(TAFunctionError) {
         let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
