@@ -312,8 +312,10 @@ def workload_many(kind):
 def workload_talib_all(sentio, inputs, sizes, repeats):
     """Every TA-Lib function of Sentio's set (defaults) in issue 34's two shapes: one series of sizes["rsi"] values
     (the 12 files' columns concatenated, cut) and the 12 series of sizes["minute_bars"] bars one after another.
-    Sentio: `sentio-dev ta-bench` (TAFunction.compute; same protocol as `sentio bench`); TA-Lib: the function
-    with its defaults per series. Agreement: per output the wrapping sum of the values' IEEE-754 bit patterns (NaN
+    Sentio: `sentio-dev ta-bench --serve` (TAFunction.compute; the protocol of `sentio bench`); TA-Lib: the function
+    with its defaults, per series. One sentio-dev process reads the inputs once and times one function in one shape
+    per request, timed right before TA-Lib's timing of the same function and shape, so that both sides of a row run
+    under the same machine load (TALIB_ALL_ONLY=MACD,ADX in the environment restricts the functions). Agreement: per output, the wrapping sum of the values' IEEE-754 bit patterns (NaN
     included) must be equal on both sides (bit identity up to a hash), and the checksums of the valid values."""
     import talib
     n_one, n_many, files = sizes["rsi"], sizes["minute_bars"], inputs["minute_files"]
@@ -321,43 +323,57 @@ def workload_talib_all(sentio, inputs, sizes, repeats):
     frames = [pd.read_csv(f, usecols=fields) for f in files]
     one = {c: np.ascontiguousarray(np.concatenate([fr[c].to_numpy(dtype=float) for fr in frames])[:n_one]) for c in fields}
     many = [{c: np.ascontiguousarray(fr[c].to_numpy(dtype=float)[:n_many]) for c in fields} for fr in frames]
-    log("sentio-dev: ta-bench (every function, both shapes)")
-    command = [sentio.dev_binary, "ta-bench", "--one-size", str(n_one), "--size", str(n_many), "--count", str(len(files)),
-               "--repeat", str(repeats["fast"])] + [a for f in files for a in ("--input", f)]
-    run = subprocess.run(command, capture_output=True, text=True)
-    if run.returncode != 0:
-        if "Unknown subcommand" in run.stderr or "unexpected argument" in run.stderr:
-            raise Skipped("sentio-dev ta-bench not available in this build")
-        raise RuntimeError(f"sentio-dev ta-bench failed ({run.returncode}): {run.stderr.strip()}")
+    del frames
+    command = [sentio.dev_binary, "ta-bench", "--serve", "--one-size", str(n_one), "--size", str(n_many),
+               "--count", str(len(files)), "--repeat", str(repeats["fast"])] + [a for f in files for a in ("--input", f)]
+    log("sentio-dev: ta-bench --serve (every function, both shapes)")
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready = server.stdout.readline().split()
+    if not ready or ready[0] != "ready":
+        error = server.stderr.read()
+        if "Unknown subcommand" in error or "Unknown option" in error or "Unexpected argument" in error:
+            raise Skipped("sentio-dev ta-bench --serve not available in this build")
+        raise RuntimeError(f"sentio-dev ta-bench failed: {error.strip()}")
+    only = [n for n in os.environ.get("TALIB_ALL_ONLY", "").split(",") if n]
+    names = [n for n in ready[1:] if not only or n in only]
     results = []
-    for line in run.stdout.splitlines():
-        report = json.loads(line)
-        name, shape = report["function"], report["shape"]
-        fn = getattr(talib, name)
-        series = [one] if shape == "one" else many
-        arguments = [[s[c] for c in report["inputs"]] for s in series]
+    for shape in ("one", "many"):
+        for name in names:
+            series = [one] if shape == "one" else many
+            fn = getattr(talib, name)
+            # Sentio's timing (its reply names the function's inputs), then TA-Lib's.
+            server.stdin.write(f"{name} {shape}\n")
+            server.stdin.flush()
+            reply = server.stdout.readline()
+            if not reply:
+                raise RuntimeError(f"sentio-dev ta-bench failed: {server.stderr.read().strip()}")
+            report = json.loads(reply)
+            arguments = [[s[c] for c in report["inputs"]] for s in series]
 
-        def call():
-            out = []
-            for a in arguments:
-                r = fn(*a)
-                out.append(r if isinstance(r, tuple) else (r,))
-            return out
+            def call():
+                out = []
+                for a in arguments:
+                    r = fn(*a)
+                    out.append(r if isinstance(r, tuple) else (r,))
+                return out
 
-        peer, out = time_peer(call, repeats["fast"])
-        bit_sums = [sum(int(o[j].view(np.uint64).sum(dtype=np.uint64)) for o in out) % (1 << 64)
-                    for j in range(len(report["outputs"]))]
-        identical = bit_sums == [int(b) for b in report["bitSums"]]
-        values = np.concatenate([o[j] for o in out for j in range(len(o))])
-        agreement = (("bits identical (bit sums equal)" if identical else "bit sums DIFFER")
-                     + f"; checksum {checksum_match(report['checksum'], fsum_finite(values))}")
-        label = f"{name}, " + (f"1 series of {n_one:,}" if shape == "one" else f"{len(files)} series of {n_many:,}")
-        r = row(label, report["bars"], "values", f"TA-Lib {talib.__version__} {name}", peer, report, agreement,
-                target=("no slower than TA-Lib (ratio <= 1)", 1.0))
-        r["function"], r["shape"], r["bitIdentical"] = name, shape, identical
-        log(f"  {label}: TA-Lib {fmt_seconds(peer['median'])}, Sentio {fmt_seconds(report['medianSeconds'])}, "
-            f"ratio {r['ratio']:.3f}; {agreement}")
-        results.append(r)
+            peer, out = time_peer(call, repeats["fast"])
+            bit_sums = [sum(int(o[j].view(np.uint64).sum(dtype=np.uint64)) for o in out) % (1 << 64)
+                        for j in range(len(report["outputs"]))]
+            identical = bit_sums == [int(b) for b in report["bitSums"]]
+            values = np.concatenate([o[j] for o in out for j in range(len(o))])
+            agreement = (("bits identical (bit sums equal)" if identical else "bit sums DIFFER")
+                         + f"; checksum {checksum_match(report['checksum'], fsum_finite(values))}")
+            label = f"{name}, " + (f"1 series of {n_one:,}" if shape == "one" else f"{len(files)} series of {n_many:,}")
+            r = row(label, report["bars"], "values", f"TA-Lib {talib.__version__} {name}", peer, report, agreement,
+                    target=("no slower than TA-Lib (ratio <= 1)", 1.0))
+            r["function"], r["shape"], r["bitIdentical"] = name, shape, identical
+            log(f"  {label}: TA-Lib {fmt_seconds(peer['median'])}, Sentio {fmt_seconds(report['medianSeconds'])}, "
+                f"ratio {r['ratio']:.3f}; {agreement}")
+            results.append(r)
+            del out
+    server.stdin.close()
+    server.wait()
     return results
 
 

@@ -1,4 +1,7 @@
 import SentioCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import SentioIndicators
 
 /// The head-to-head timing of Sentio's TA-Lib functions (`sentio-dev ta-bench`): every function of
@@ -49,31 +52,47 @@ public enum TAHeadToHead {
         }
     }
 
-    /// Times `functions` (TA-Lib names; empty: all of ``TAFunction/all``) in `shapes` over `inputs`.
+    /// The inputs of both shapes, built once (untimed): ``measure(_:shape:repeats:)`` times one function in one shape.
+    public struct Session: Sendable {
+        /// ``Shape/one``: one series; ``Shape/many``: `count` series.
+        public let one: [OHLCVSeries], many: [OHLCVSeries]
+
+        /// Reads (or generates) the inputs: `oneSize` bars of the concatenated columns, and `count` series of
+        /// `manySize` bars each. A shape whose size is 0 is left empty.
+        public init(inputs: BenchInputs, oneSize: Int, manySize: Int, count: Int) throws {
+            one = oneSize > 0 ? [try TAHeadToHead.concatenated(inputs: inputs, size: oneSize)] : []
+            many = manySize > 0 ? try ThroughputWorkloads.backtestSeries(inputs: inputs, symbols: count, size: manySize) : []
+        }
+
+        /// Times the function called `name` (TA-Lib's name, its defaults) in `shape`.
+        public func measure(_ name: String, shape: Shape, repeats: Int, threadClock: Bool = false) throws -> Row {
+            guard TAFunction.descriptor(named: name) != nil else { throw BenchInputError("unknown TA-Lib function '\(name)'") }
+            let series = shape == .one ? one : many
+            guard !series.isEmpty else { throw BenchInputError("shape \(shape.rawValue) has no inputs (size 0)") }
+            return try TAHeadToHead.measure(try TAFunction(name), series, shape: shape, repeats: repeats, threadClock: threadClock)
+        }
+    }
+
+    /// Times `functions` (TA-Lib names; empty: all of ``TAFunction/all``) in `shapes` over `inputs`, every function in
+    /// the first shape, then in the next.
     ///
     /// - Parameters:
-    ///   - size: bars of the one series (``Shape/one``) or of each series (``Shape/many``).
-    ///   - count: series of ``Shape/many``.
     ///   - oneSize: bars of ``Shape/one``.
+    ///   - manySize: bars of each series of ``Shape/many``.
+    ///   - count: series of ``Shape/many``.
+    ///   - threadClock: time with the thread's CPU clock (see ``measure(_:_:shape:repeats:threadClock:)``).
     ///   - progress: called with each finished row.
     public static func run(
         inputs: BenchInputs, functions: [String], shapes: [Shape], oneSize: Int, manySize: Int, count: Int, repeats: Int,
-        progress: (Row) -> Void = { _ in }
+        threadClock: Bool = false, progress: (Row) -> Void = { _ in }
     ) throws -> [Row] {
-        let descriptors = try functions.isEmpty ? TAFunction.all : functions.map { name in
-            guard let d = TAFunction.descriptor(named: name) else { throw BenchInputError("unknown TA-Lib function '\(name)'") }
-            return d
-        }
+        let names = functions.isEmpty ? TAFunction.all.map(\.name) : functions
+        let session = try Session(inputs: inputs, oneSize: shapes.contains(.one) ? oneSize : 0,
+                                  manySize: shapes.contains(.many) ? manySize : 0, count: count)
         var rows: [Row] = []
         for shape in shapes {
-            let series: [OHLCVSeries]
-            switch shape {
-            case .one: series = [try concatenated(inputs: inputs, size: oneSize)]
-            case .many: series = try ThroughputWorkloads.backtestSeries(inputs: inputs, symbols: count, size: manySize)
-            }
-            for descriptor in descriptors {
-                let function = try TAFunction(descriptor.name)
-                let row = try measure(function, series, shape: shape, repeats: repeats)
+            for name in names {
+                let row = try session.measure(name, shape: shape, repeats: repeats, threadClock: threadClock)
                 progress(row)
                 rows.append(row)
             }
@@ -89,7 +108,15 @@ public enum TAHeadToHead {
             volume: try inputs.concatenatedColumn(\.volume, count: size))
     }
 
-    static func measure(_ function: TAFunction, _ series: [OHLCVSeries], shape: Shape, repeats: Int) throws -> Row {
+    /// With `threadClock`, the time is the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`: user and system time of this
+    /// thread, page faults included, time waiting for a busy core excluded), for comparisons on a loaded machine.
+    static func measure(_ function: TAFunction, _ series: [OHLCVSeries], shape: Shape, repeats: Int, threadClock: Bool = false) throws -> Row {
+        func now() -> UInt64 {
+            guard threadClock else { return monotonicNanoseconds() }
+            var t = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+            return UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
+        }
         func once() throws -> [[IndicatorSeries]] { try series.map { try function.compute($0) } }
         let warmUp = try once()
         let k = function.outputCount
@@ -104,9 +131,9 @@ public enum TAHeadToHead {
         let checksum = compensatedFiniteSum(warmUp.lazy.flatMap { $0.lazy.flatMap(\.values) })
         var times: [Double] = []
         for _ in 0..<max(1, repeats) {
-            let start = monotonicNanoseconds()
+            let start = now()
             let output = try once()
-            let end = monotonicNanoseconds()
+            let end = now()
             times.append(Double(end &- start) / 1e9)
             withExtendedLifetime(output) {}
         }
