@@ -27,7 +27,7 @@ while [[ $# -gt 0 ]]; do
         --only) args+=(--only "$2"); shift 2 ;;
         --update) args+=(--update); shift ;;
         --output) args+=(--output "$2"); shift 2 ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
