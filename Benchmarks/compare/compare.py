@@ -309,6 +309,74 @@ def workload_many(kind):
     return run
 
 
+def workload_talib_all(sentio, inputs, sizes, repeats):
+    """Every TA-Lib function of Sentio's set (defaults) in issue 34's two shapes: one series of sizes["rsi"] values
+    (the 12 files' columns concatenated, cut) and the 12 series of sizes["minute_bars"] bars one after another.
+    Sentio: `sentio-dev ta-bench --serve` (TAFunction.compute; the protocol of `sentio bench`); TA-Lib: the function
+    with its defaults, per series. One sentio-dev process reads the inputs once and times one function in one shape
+    per request, timed right before TA-Lib's timing of the same function and shape, so that both sides of a row run
+    under the same machine load (TALIB_ALL_ONLY=MACD,ADX in the environment restricts the functions). Agreement: per output, the wrapping sum of the values' IEEE-754 bit patterns (NaN
+    included) must be equal on both sides (bit identity up to a hash), and the checksums of the valid values."""
+    import talib
+    n_one, n_many, files = sizes["rsi"], sizes["minute_bars"], inputs["minute_files"]
+    fields = ["open", "high", "low", "close", "volume"]
+    frames = [pd.read_csv(f, usecols=fields) for f in files]
+    one = {c: np.ascontiguousarray(np.concatenate([fr[c].to_numpy(dtype=float) for fr in frames])[:n_one]) for c in fields}
+    many = [{c: np.ascontiguousarray(fr[c].to_numpy(dtype=float)[:n_many]) for c in fields} for fr in frames]
+    del frames
+    command = [sentio.dev_binary, "ta-bench", "--serve", "--one-size", str(n_one), "--size", str(n_many),
+               "--count", str(len(files)), "--repeat", str(repeats["fast"])] + [a for f in files for a in ("--input", f)]
+    log("sentio-dev: ta-bench --serve (every function, both shapes)")
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready = server.stdout.readline().split()
+    if not ready or ready[0] != "ready":
+        error = server.stderr.read()
+        if "Unknown subcommand" in error or "Unknown option" in error or "Unexpected argument" in error:
+            raise Skipped("sentio-dev ta-bench --serve not available in this build")
+        raise RuntimeError(f"sentio-dev ta-bench failed: {error.strip()}")
+    only = [n for n in os.environ.get("TALIB_ALL_ONLY", "").split(",") if n]
+    names = [n for n in ready[1:] if not only or n in only]
+    results = []
+    for shape in ("one", "many"):
+        for name in names:
+            series = [one] if shape == "one" else many
+            fn = getattr(talib, name)
+            # Sentio's timing (its reply names the function's inputs), then TA-Lib's.
+            server.stdin.write(f"{name} {shape}\n")
+            server.stdin.flush()
+            reply = server.stdout.readline()
+            if not reply:
+                raise RuntimeError(f"sentio-dev ta-bench failed: {server.stderr.read().strip()}")
+            report = json.loads(reply)
+            arguments = [[s[c] for c in report["inputs"]] for s in series]
+
+            def call():
+                out = []
+                for a in arguments:
+                    r = fn(*a)
+                    out.append(r if isinstance(r, tuple) else (r,))
+                return out
+
+            peer, out = time_peer(call, repeats["fast"])
+            bit_sums = [sum(int(o[j].view(np.uint64).sum(dtype=np.uint64)) for o in out) % (1 << 64)
+                        for j in range(len(report["outputs"]))]
+            identical = bit_sums == [int(b) for b in report["bitSums"]]
+            values = np.concatenate([o[j] for o in out for j in range(len(o))])
+            agreement = (("bits identical (bit sums equal)" if identical else "bit sums DIFFER")
+                         + f"; checksum {checksum_match(report['checksum'], fsum_finite(values))}")
+            label = f"{name}, " + (f"1 series of {n_one:,}" if shape == "one" else f"{len(files)} series of {n_many:,}")
+            r = row(label, report["bars"], "values", f"TA-Lib {talib.__version__} {name}", peer, report, agreement,
+                    target=("no slower than TA-Lib (ratio <= 1)", 1.0))
+            r["function"], r["shape"], r["bitIdentical"] = name, shape, identical
+            log(f"  {label}: TA-Lib {fmt_seconds(peer['median'])}, Sentio {fmt_seconds(report['medianSeconds'])}, "
+                f"ratio {r['ratio']:.3f}; {agreement}")
+            results.append(r)
+            del out
+    server.stdin.close()
+    server.wait()
+    return results
+
+
 # ------------------------------------------------------------------------------------------ physical floors
 
 PEER_THREADS = 2
@@ -563,7 +631,7 @@ WORKLOADS = [
     ("csv", workload_csv), ("rsi", workload_rsi), ("volume-ratio", workload_volume_ratio), ("sma", workload_sma),
     ("rolling-std", workload_rolling_std), ("rsi-many", workload_many("rsi")), ("ema-many", workload_many("ema")),
     ("atr-many", workload_many("atr")), ("macd-many", workload_many("macd")), ("bbands-many", workload_many("bbands")),
-    ("stoch-many", workload_many("stoch")), ("adx-many", workload_many("adx")),
+    ("stoch-many", workload_many("stoch")), ("adx-many", workload_many("adx")), ("talib-all", workload_talib_all),
     ("rolling-ols", workload_rolling_ols), ("xirr", workload_xirr), ("backtest-rsi", workload_backtest_vectorbt),
     ("backtest-rsi-daily", workload_backtest_backtesting), ("backtest-sentio", workload_backtest_sentio),
     ("signals", workload_signals),
@@ -643,7 +711,7 @@ def main():
     parser.add_argument("--work", default=os.path.join(HERE, "work"), help="directory for generated inputs")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (about 3 minutes instead of ~12)")
     parser.add_argument("--only", default="", help="comma-separated workloads: " + ",".join(n for n, _ in WORKLOADS)
-                        + "; or a kernel family: windowed (volume-ratio,sma,rolling-std), many (rsi-many,ema-many,atr-many), talib (macd-many,bbands-many,stoch-many,adx-many)")
+                        + "; or a kernel family: windowed (volume-ratio,sma,rolling-std), many (rsi-many,ema-many,atr-many), talib (macd-many,bbands-many,stoch-many,adx-many); talib-all times every TA-Lib function in both shapes (sentio-dev ta-bench)")
     parser.add_argument("--update", action="store_true",
                         help="with --only: keep the other workloads' rows of the existing results file")
     parser.add_argument("--output", default=os.path.join(HERE, "results.json"), help="JSON results path")

@@ -11,7 +11,8 @@
 # Full run: about 10-15 minutes on a 2-core machine (plus the first venv install and release build);
 # --quick: smaller sizes, a few minutes. --only runs some workloads; with --update the other rows of the previous
 # results.json are kept (each row records when it was measured); --only windowed runs the windowed-statistics family
-# (volume-ratio, sma, rolling-std), --only many the several-series kernels. Needs python3 (3.11 tested) with venv, Swift 6.x, and the system
+# (volume-ratio, sma, rolling-std), --only many the several-series kernels, --only talib-all every TA-Lib function in
+# both shapes (1 x 10M, 12 x 1M; sentio-dev ta-bench --serve, about 13 minutes). Needs python3 (3.11 tested) with venv, Swift 6.x, and the system
 # libraries of the main package (libopenblas-dev liblapacke-dev libsqlite3-dev); TA-Lib's wheel bundles its C library.
 set -euo pipefail
 
@@ -26,7 +27,7 @@ while [[ $# -gt 0 ]]; do
         --only) args+=(--only "$2"); shift 2 ;;
         --update) args+=(--update); shift ;;
         --output) args+=(--output "$2"); shift 2 ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done

@@ -21,7 +21,7 @@ struct SentioDevCommand: ParsableCommand {
         discussion: "Exit codes: 0 success; 2 bad input or usage; 1 internal error.",
         subcommands: [
             AllocationsCommand.self, WriteSyntheticCommand.self, CeilingCommand.self, WSLoadCommand.self, LiveBenchCommand.self,
-            LoginTimingCommand.self, SignalRLoadCommand.self,
+            LoginTimingCommand.self, SignalRLoadCommand.self, TABenchCommand.self,
         ]
     )
 

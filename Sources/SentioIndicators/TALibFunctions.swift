@@ -157,7 +157,8 @@ public struct TAFunction: Sendable {
                             bars.close.withUnsafeBufferPointer { c in
                                 bars.volume.withUnsafeBufferPointer { v in
                                     do throws(WindowOverflowError) {
-                                        try stream.run(open: o, high: h, low: l, close: c, volume: v, into: out)
+                                        try stream.run(open: o, high: h, low: l, close: c, volume: v, into: out,
+                                                       resolvingFiniteness: false)
                                     } catch {
                                         failure = error
                                     }
@@ -201,6 +202,9 @@ public struct TAFunction: Sendable {
 public struct TAStream: Sendable {
     public let function: TAFunction
     var state: any TAFunctionState
+    /// Shared by the copies of this stream value: a stream whose owner is not uniquely referenced was copied, and takes
+    /// an independent copy of its state (``TAFunctionState/independentCopy()``) before it updates it.
+    var owner = TAStreamOwner()
     /// The outputs of the last `update` that returned `true`, in the first ``TAFunction/outputCount`` lanes.
     public private(set) var values = SIMD4<Double>(repeating: .nan)
     /// Bars seen.
@@ -222,6 +226,7 @@ public struct TAStream: Sendable {
         if inputsFinite {
             inputsFinite = bar.open.isFinite && bar.high.isFinite && bar.low.isFinite && bar.close.isFinite && bar.volume.isFinite
         }
+        if !isKnownUniquelyReferenced(&owner) { makeIndependent() }
         var out = SIMD4<Double>(repeating: .nan)
         let valid = try state.update(bar, &out)
         guard valid else { return false }
@@ -236,21 +241,38 @@ public struct TAStream: Sendable {
         return true
     }
 
+    /// Gives this stream value a state of its own (after a copy of the stream value).
+    @inline(never)
+    mutating func makeIndependent() {
+        owner = TAStreamOwner()
+        state = state.independentCopy()
+    }
+
     /// The value of output `k` from the last valid update.
     public func value(_ k: Int) -> Double { values[k] }
 
     /// ``update(_:)`` over whole columns, output `k` of bar `i` into `outputs[k][i]` (NaN where there is no value);
-    /// the state is opened once for the whole run.
+    /// the state is opened once for the whole run. Without `resolvingFiniteness` the stream must not be updated after
+    /// the run (its record of whether every input was finite then only covers the bars up to the first non-finite
+    /// output; ``TAFunction/compute(_:)`` drops the stream).
     mutating func run(
         open o: UnsafeBufferPointer<Double>, high h: UnsafeBufferPointer<Double>, low l: UnsafeBufferPointer<Double>,
         close c: UnsafeBufferPointer<Double>, volume v: UnsafeBufferPointer<Double>,
-        into outputs: UnsafeBufferPointer<UnsafeMutablePointer<Double>>
+        into outputs: UnsafeBufferPointer<UnsafeMutablePointer<Double>>, resolvingFiniteness: Bool = true
     ) throws(WindowOverflowError) {
         var columns = TAColumnRun(
-            open: o, high: h, low: l, close: c, volume: v, outputs: outputs, finite: inputsFinite, last: values)
+            open: o, high: h, low: l, close: c, volume: v, outputs: outputs, finite: inputsFinite,
+            resolvesFiniteness: resolvingFiniteness, last: values)
+        if !isKnownUniquelyReferenced(&owner) { makeIndependent() }
         var local = state
-        let overflow = try local.update(columns: &columns)
-        state = local
+        let overflow: TAColumnRun.Overflow?
+        do throws(WindowOverflowError) {
+            overflow = try local.update(columns: &columns)
+            state = local
+        } catch {
+            state = local  // the windows advanced with `local` (they are shared): keep the state whole
+            throw error
+        }
         inputsFinite = columns.finite
         values = columns.last
         if let overflow {
@@ -262,6 +284,9 @@ public struct TAStream: Sendable {
         barCount += c.count
     }
 }
+
+/// The identity of one ``TAStream`` value's state (see ``TAStream/owner``).
+final class TAStreamOwner: Sendable {}
 
 // MARK: - The table
 

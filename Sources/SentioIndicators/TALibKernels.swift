@@ -12,11 +12,43 @@ import SentioCore
 /// TA-Lib's `TA_IS_ZERO_SCALED(v, scale)`: `|v| ≤ ε·scale`.
 @inlinable @inline(__always) func taIsZeroScaled(_ v: Double, _ scale: Double) -> Bool { abs(v) <= taEpsilon * scale }
 
+/// The slots of a ``TAWindow``: one block of doubles, allocated once, freed with the last window that refers to it.
+final class TAWindowStorage: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Double>
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+        base.initialize(repeating: 0, count: capacity)
+    }
+
+    init(copying other: TAWindowStorage) {
+        capacity = other.capacity
+        base = .allocate(capacity: capacity)
+        base.initialize(from: other.base, count: capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: capacity)
+        base.deallocate()
+    }
+}
+
 /// A fixed-capacity window of the last values, in TA-Lib's circular-buffer layout: the `k`-th value pushed
 /// (0-based) sits in slot `k mod capacity`, so a sum over the slots in slot order adds in TA-Lib's order.
 /// Allocated once; pushing never allocates.
-struct TAWindow: Sendable {
-    private(set) var slots: [Double]
+///
+/// The slots are shared by copies of the window (a reference, written through a raw pointer: no copy-on-write check
+/// per push, which measured 3–4× the cost of a whole MOM step in the batch loops). A state that holds windows
+/// therefore gives an independent copy through ``TAFunctionState/independentCopy()``, and ``TAStream`` — the only
+/// public owner of states — takes one before it updates a state whose stream value was copied (copy on write per
+/// stream, checked once per update or batch run instead of once per push). Unchecked `Sendable` for the same
+/// reason: a window is mutated only by the one stream that owns it uniquely.
+struct TAWindow: @unchecked Sendable {
+    private var storage: TAWindowStorage
+    private var base: UnsafeMutablePointer<Double>
+    let capacity: Int
     /// Values pushed so far.
     private(set) var pushed = 0
     /// The slot of the next push (`pushed mod capacity`, kept without a division).
@@ -24,30 +56,68 @@ struct TAWindow: Sendable {
 
     init(capacity: Int) {
         precondition(capacity >= 1 && capacity <= maximumIndicatorPeriod + 2, "window capacity out of range")
-        slots = [Double](repeating: 0, count: capacity)
+        storage = TAWindowStorage(capacity: capacity)
+        base = storage.base
+        self.capacity = capacity
     }
 
-    var capacity: Int { slots.count }
-    var isFull: Bool { pushed >= slots.count }
-    var count: Int { Swift.min(pushed, slots.count) }
+    /// This window with slots of its own (the same values).
+    func independentCopy() -> TAWindow {
+        var copy = self
+        copy.storage = TAWindowStorage(copying: storage)
+        copy.base = copy.storage.base
+        return copy
+    }
+
+    var isFull: Bool { pushed >= capacity }
+    var count: Int { Swift.min(pushed, capacity) }
+
+    /// The value in slot `j` (`0..<capacity`), in TA-Lib's circular-buffer order.
+    @inline(__always) func slot(_ j: Int) -> Double {
+        assert(j >= 0 && j < capacity, "window slot out of range")
+        return base[j]
+    }
 
     /// Appends `x`, overwriting the oldest value once full.
     @inline(__always) mutating func push(_ x: Double) {
-        slots.withUnsafeMutableBufferPointer { $0[next] = x }
+        base[next] = x
         next += 1
-        if next == slots.count { next = 0 }
+        if next == capacity { next = 0 }
         pushed += 1
     }
 
     /// The value pushed `lag` pushes ago (0: the newest). Requires `lag < count`.
     @inline(__always) func back(_ lag: Int) -> Double {
         var k = next - 1 - lag
-        if k < 0 { k += slots.count }
-        return slots.withUnsafeBufferPointer { $0[k] }
+        if k < 0 { k += capacity }
+        assert(k >= 0 && k < capacity, "window lag out of range")
+        return base[k]
     }
 
     /// The value with absolute push index `k` (it must still be in the window).
     @inline(__always) func at(_ k: Int) -> Double { back(pushed - 1 - k) }
+
+    /// Scans the values with absolute push indices `start…end` (in the window) in push order, taking each value that
+    /// `beats` the best so far (`best` at `bestIndex` to begin with): the slots in at most two contiguous runs.
+    @inline(__always)
+    func scan(from start: Int, through end: Int, best: inout Double, at bestIndex: inout Int,
+              _ beats: (Double, Double) -> Bool) {
+        guard start <= end else { return }
+        var slot = start % capacity
+        var i = start
+        while i <= end {
+            let run = Swift.min(end - i + 1, capacity - slot)
+            for j in 0..<run {
+                let v = base[slot + j]
+                if beats(v, best) {
+                    best = v
+                    bestIndex = i + j
+                }
+            }
+            i += run
+            slot = 0
+        }
+    }
 }
 
 /// The extreme (lowest or highest) of the last `window` values by TA-Lib's rule: the extreme's bar is kept; when it
@@ -69,6 +139,11 @@ struct TAExtreme: Sendable {
     }
 
     @inline(__always) func beats(_ x: Double, _ current: Double, ties: Bool) -> Bool {
+        Self.beats(x, current, isMaximum: isMaximum, ties: ties)
+    }
+
+    /// Whether `x` takes over from `current`: higher (maximum) or lower, or equal too with `ties`.
+    @inline(__always) static func beats(_ x: Double, _ current: Double, isMaximum: Bool, ties: Bool) -> Bool {
         if isMaximum { return ties ? x >= current : x > current }
         return ties ? x <= current : x < current
     }
@@ -82,14 +157,12 @@ struct TAExtreme: Sendable {
         if extremeIndex < trailing {
             extremeIndex = trailing
             extreme = values.at(trailing)
-            var i = trailing + 1
-            while i <= today {
-                let v = values.at(i)
-                if beats(v, extreme, ties: rescanTies) {
-                    extremeIndex = i
-                    extreme = v
-                }
-                i += 1
+            // `beats(v, extreme, ties: rescanTies)` over the rest of the window, one loop per rule (constants inlined).
+            switch (isMaximum, rescanTies) {
+            case (true, true): values.scan(from: trailing + 1, through: today, best: &extreme, at: &extremeIndex) { Self.beats($0, $1, isMaximum: true, ties: true) }
+            case (true, false): values.scan(from: trailing + 1, through: today, best: &extreme, at: &extremeIndex) { Self.beats($0, $1, isMaximum: true, ties: false) }
+            case (false, true): values.scan(from: trailing + 1, through: today, best: &extreme, at: &extremeIndex) { Self.beats($0, $1, isMaximum: false, ties: true) }
+            case (false, false): values.scan(from: trailing + 1, through: today, best: &extreme, at: &extremeIndex) { Self.beats($0, $1, isMaximum: false, ties: false) }
             }
         } else if beats(x, extreme, ties: true) {
             extremeIndex = today
@@ -173,7 +246,7 @@ struct TAWMA: Sendable {
         barsSinceReseed = 8 * period
     }
 
-    mutating func update(_ x: Double) -> Double? {
+    @inline(__always) mutating func update(_ x: Double) -> Double? {
         if period == 1 { return x }
         let seen = window.pushed
         window.push(x)
@@ -207,7 +280,7 @@ struct TAWMA: Sendable {
 struct TADEMA: Sendable {
     var first: TAEMA, second: TAEMA
     init(period: Int) { first = TAEMA(period: period); second = TAEMA(period: period) }
-    mutating func update(_ x: Double) -> Double? {
+    @inline(__always) mutating func update(_ x: Double) -> Double? {
         guard let e1 = first.update(x), let e2 = second.update(e1) else { return nil }
         return (2.0 * e1) - e2
     }
@@ -217,7 +290,7 @@ struct TADEMA: Sendable {
 struct TATEMA: Sendable {
     var first: TAEMA, second: TAEMA, third: TAEMA
     init(period: Int) { first = TAEMA(period: period); second = TAEMA(period: period); third = TAEMA(period: period) }
-    mutating func update(_ x: Double) -> Double? {
+    @inline(__always) mutating func update(_ x: Double) -> Double? {
         guard let e1 = first.update(x), let e2 = second.update(e1), let e3 = third.update(e2) else { return nil }
         return e3 + ((3.0 * e1) - (3.0 * e2))
     }
@@ -239,7 +312,7 @@ struct TATRIMA: Sendable {
         window = TAWindow(capacity: period + 1)
     }
 
-    mutating func update(_ x: Double) -> Double? {
+    @inline(__always) mutating func update(_ x: Double) -> Double? {
         window.push(x)
         let t = window.pushed - 1
         if t < period - 1 { return nil }
@@ -295,7 +368,7 @@ struct TAKAMA: Sendable {
         window = TAWindow(capacity: period + 2)
     }
 
-    mutating func update(_ x: Double) -> Double? {
+    @inline(__always) mutating func update(_ x: Double) -> Double? {
         if period == 1 { return x }
         window.push(x)
         let t = window.pushed - 1
@@ -371,9 +444,26 @@ struct TAMovingAverage: Sendable {
 struct TARSI: Sendable {
     var rsi: RelativeStrengthIndex
     init(period: Int) { rsi = RelativeStrengthIndex(period: period) }
-    mutating func update(_ x: Double) -> Double? {
+    @inline(__always) mutating func update(_ x: Double) -> Double? {
         guard let value = rsi.update(x) else { return nil }
         let total = (rsi.averageGain + rsi.averageLoss) / RelativeStrengthIndex.inputScale
         return taIsZero(total) ? 0.0 : value
+    }
+}
+
+// MARK: - Independent copies (windows of their own; see TAWindow)
+
+extension TAExtreme { func independentCopy() -> Self { var c = self; c.values = values.independentCopy(); return c } }
+extension TAWMA { func independentCopy() -> Self { var c = self; c.window = window.independentCopy(); return c } }
+extension TATRIMA { func independentCopy() -> Self { var c = self; c.window = window.independentCopy(); return c } }
+extension TAKAMA { func independentCopy() -> Self { var c = self; c.window = window.independentCopy(); return c } }
+extension TAMovingAverage {
+    /// SMA (a `RingBuffer` array), EMA, DEMA, TEMA hold no ``TAWindow``.
+    func independentCopy() -> Self {
+        var c = self
+        c.wma = wma?.independentCopy()
+        c.trima = trima?.independentCopy()
+        c.kama = kama?.independentCopy()
+        return c
     }
 }

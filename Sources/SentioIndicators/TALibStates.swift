@@ -24,13 +24,17 @@ public struct TABar: Sendable, Equatable {
 protocol TAFunctionState: Sendable {
     /// Advances by one bar. Writes the outputs (in TA-Lib's order) into the first lanes of `out` and returns `true`
     /// once the function has a value, `false` during its lookback.
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool
 
     /// ``update(_:_:)`` over whole columns (the batch form). A requirement with one default implementation, so that
     /// each state type gets its own specialized loop, entered once per series: called on the existential, the loop
     /// itself would call `update` through the witness table for every bar (measured 3–6× TA-Lib's time for MACD,
     /// BBANDS, STOCH and ADX over 12 series of 1M bars; TA-Lib's C loops are monomorphic).
     mutating func update(columns: inout TAColumnRun) throws(WindowOverflowError) -> TAColumnRun.Overflow?
+
+    /// This state with windows of its own (``TAWindow``s share their slots between copies): what ``TAStream`` updates
+    /// after its value was copied. Every state implements it, listing its windows (none: `self`).
+    func independentCopy() -> Self
 }
 
 /// The columns of one batch run and what it carries from bar to bar: output `j` of bar `i` goes to `outputs[j][i]`,
@@ -39,13 +43,43 @@ struct TAColumnRun {
     let open, high, low, close, volume: UnsafeBufferPointer<Double>
     /// One column per output (``TAFunction/outputCount`` of them), each of the inputs' length.
     let outputs: UnsafeBufferPointer<UnsafeMutablePointer<Double>>
-    /// Whether every input so far was finite (a non-finite output is then an overflow).
+    /// Whether every input so far was finite (a non-finite output is then an overflow). Checked lazily: during a
+    /// run only up to the first non-finite output; at its end for the rest of the run when ``resolvesFiniteness``.
     var finite: Bool
+    /// Whether `finite` must describe the whole run at its end (false when the state is dropped after the run, as in
+    /// ``TAFunction/compute(_:)``: the columns the function does not read are then never read).
+    var resolvesFiniteness = true
     /// The outputs of the last bar with a value.
     var last: SIMD4<Double>
 
     /// The first output that is not finite although every input so far was: bar (0 = the run's first) and output.
     struct Overflow { var bar: Int, output: Int }
+}
+
+extension TAColumnRun {
+    /// Whether every input of bars `from…through` of the run (all five columns) is finite.
+    func inputsFinite(from start: Int, through end: Int) -> Bool {
+        guard start <= end else { return true }
+        for column in [open, high, low, close, volume] {
+            for i in start...end where !column[i].isFinite { return false }
+        }
+        return true
+    }
+
+    /// The overflow rule at bar `i`, whose valid outputs `values` are not all finite: an overflow when every input
+    /// up to and including bar `i` is finite. The inputs are checked only here, on the first non-finite output (from
+    /// `checked`, the first bar not yet checked): the loops read no column their function does not use.
+    /// Returns the overflow, or nil after recording that an input was not finite (`finite` false from then on).
+    @inline(never)
+    mutating func overflow(at i: Int, _ values: SIMD4<Double>, outputs k: Int, checked: inout Int) -> Overflow? {
+        guard finite else { return nil }
+        if inputsFinite(from: checked, through: i) {
+            for j in 0..<k where !values[j].isFinite { return Overflow(bar: i, output: j) }
+        }
+        finite = false
+        checked = i + 1
+        return nil
+    }
 }
 
 extension TAFunctionState {
@@ -54,26 +88,51 @@ extension TAFunctionState {
     }
 
     /// The batch form as ``update(_:_:)`` bar after bar (every state's default; a state with a loop of its own falls
-    /// back to it for the configurations that loop does not cover).
+    /// back to it for the configurations that loop does not cover). One loop per output count, so that the outputs'
+    /// stores unroll; the inputs' finiteness is checked only when an output is not finite (``TAColumnRun/overflow(at:_:outputs:checked:)``).
     mutating func updateBarByBar(columns run: inout TAColumnRun) throws(WindowOverflowError) -> TAColumnRun.Overflow? {
+        switch run.outputs.count {
+        case 1: return try barByBar(columns: &run, outputs: 1)
+        case 2: return try barByBar(columns: &run, outputs: 2)
+        case 3: return try barByBar(columns: &run, outputs: 3)
+        default: return try barByBar(columns: &run, outputs: run.outputs.count)
+        }
+    }
+
+    @inline(__always)
+    mutating func barByBar(columns run: inout TAColumnRun, outputs k: Int) throws(WindowOverflowError) -> TAColumnRun.Overflow? {
         let n = run.close.count
-        let (o, h, l, c, v, outputs) = (run.open, run.high, run.low, run.close, run.volume, run.outputs)
-        var finite = run.finite
-        defer { run.finite = finite }
+        guard n > 0 else { return nil }
+        let (o, h, l, c, v) = (run.open.baseAddress!, run.high.baseAddress!, run.low.baseAddress!, run.close.baseAddress!,
+                               run.volume.baseAddress!)
+        // The output columns and the state in locals: the state's fields then live in registers across the loop
+        // (through `self` they would be reloaded after every output store, which may alias them).
+        let out0 = run.outputs[0], out1 = run.outputs[k > 1 ? 1 : 0], out2 = run.outputs[k > 2 ? 2 : 0]
+        var state = self
+        defer { self = state }
+        var last = run.last
+        defer { run.last = last }
+        var checked = 0
         for i in 0..<n {
             let bar = TABar(open: o[i], high: h[i], low: l[i], close: c[i], volume: v[i])
-            if finite {
-                finite = bar.open.isFinite && bar.high.isFinite && bar.low.isFinite && bar.close.isFinite && bar.volume.isFinite
-            }
             var values = SIMD4<Double>(repeating: .nan)
-            let valid = try update(bar, &values)
-            for j in outputs.indices {
-                let x = valid ? values[j] : .nan
-                if valid && !x.isFinite && finite { return TAColumnRun.Overflow(bar: i, output: j) }
-                outputs[j][i] = x
+            if try state.update(bar, &values) {
+                out0[i] = values[0]
+                if k > 1 { out1[i] = values[1] }
+                if k > 2 { out2[i] = values[2] }
+                if k > 3 { for j in 3..<k { run.outputs[j][i] = values[j] } }
+                var allFinite = values[0].isFinite
+                for j in 1..<Swift.max(k, 1) { allFinite = allFinite && values[j].isFinite }
+                if !allFinite, let overflow = run.overflow(at: i, values, outputs: k, checked: &checked) { return overflow }
+                last = values
+            } else {
+                out0[i] = .nan
+                if k > 1 { out1[i] = .nan }
+                if k > 2 { out2[i] = .nan }
+                if k > 3 { for j in 3..<k { run.outputs[j][i] = .nan } }
             }
-            if valid { run.last = values }
         }
+        if run.finite && run.resolvesFiniteness { run.finite = run.inputsFinite(from: checked, through: n - 1) }
         return nil
     }
 }
@@ -82,7 +141,7 @@ extension TAFunctionState {
 
 struct TAMovingAverageState: TAFunctionState {
     var average: TAMovingAverage
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         guard let v = try average.update(bar.close) else { return false }
         out[0] = v
         return true
@@ -103,7 +162,7 @@ struct TABBANDSState: TAFunctionState {
         self.down = down
     }
 
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         let mid = try middle.update(bar.close)
         let v = variance.step(bar.close)
         guard let mid, let v else { return false }
@@ -144,7 +203,7 @@ struct TAVARState: TAFunctionState {
         barsSinceReseed = 32 * period
     }
 
-    mutating func step(_ x: Double) -> Double? {
+    @inline(__always) mutating func step(_ x: Double) -> Double? {
         if window.pushed == 0 { shift = x }
         window.push(x)
         var d = x - shift
@@ -183,7 +242,7 @@ struct TAVARState: TAFunctionState {
         return variance
     }
 
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         guard let v = step(bar.close) else { return false }
         out[0] = v
         return true
@@ -194,7 +253,7 @@ struct TAVARState: TAFunctionState {
 struct TASTDDEVState: TAFunctionState {
     var variance: TAVARState
     let deviations: Double
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         guard let v = variance.step(bar.close) else { return false }
         out[0] = deviations != 1.0 ? v.squareRoot() * deviations : v.squareRoot()
         return true
@@ -217,7 +276,7 @@ struct TAExtremeState: TAFunctionState {
         highest = TAExtreme(window: period, isMaximum: true, rescanTies: false)
     }
 
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         seen += 1
         switch kind {
         case .min: out[0] = lowest.push(bar.close).value
@@ -242,7 +301,7 @@ struct TASUMState: TAFunctionState {
         self.period = period
         rolling = RollingSum(window: period)
     }
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         rolling.add(bar.close)
         guard rolling.buffer.isFull else { return false }
         out[0] = try rolling.checkedSum("SUM(\(period))")
@@ -272,7 +331,7 @@ struct TAChangeState: TAFunctionState {
         }
     }
 
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         window.push(bar.close)
         guard window.pushed > period else { return false }
         out[0] = Self.value(kind, bar.close, window.back(period))
@@ -293,7 +352,7 @@ struct TACMOState: TAFunctionState {
         periodValue = Double(period)
     }
 
-    mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         bar += 1
         let x = input.close
         defer { previous = x }
@@ -318,7 +377,7 @@ struct TATRIXState: TAFunctionState {
     var first: TAEMA, second: TAEMA, third: TAEMA
     var previous: Double?
     init(period: Int) { first = TAEMA(period: period); second = TAEMA(period: period); third = TAEMA(period: period) }
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         guard let e1 = first.update(bar.close), let e2 = second.update(e1), let e3 = third.update(e2) else { return false }
         defer { previous = e3 }
         guard let previous else { return false }
@@ -348,7 +407,7 @@ struct TAMACDState: TAFunctionState {
         slowStart = largest - slow.lookback
     }
 
-    mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         let x = input.close
         defer { bar += 1 }
         let f = bar >= fastStart ? try fast.update(x) : nil
@@ -379,7 +438,7 @@ struct TAOscillatorState: TAFunctionState {
         fastStart = 0
     }
 
-    mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         let x = input.close
         defer { bar += 1 }
         let f = bar >= fastStart ? try fast.update(x) : nil
@@ -401,19 +460,21 @@ extension TAMACDState {
         guard var f = fast.ema, var s = slow.ema, var g = signal.ema, !fast.identity, !slow.identity, !signal.identity,
               run.outputs.count == 3
         else { return try updateBarByBar(columns: &run) }
+        var bar = self.bar
+        var last = run.last
         defer {
             fast.ema = f
             slow.ema = s
             signal.ema = g
+            self.bar = bar
+            run.last = last
         }
         let c = run.close, n = c.count
-        let (o, h, l, v) = (run.open, run.high, run.low, run.volume)
         let (macdOut, signalOut, histogramOut) = (run.outputs[0], run.outputs[1], run.outputs[2])
-        var finite = run.finite
-        defer { run.finite = finite }
+        var checked = 0
+        defer { if run.finite && run.resolvesFiniteness && n > 0 { run.finite = run.inputsFinite(from: checked, through: n - 1) } }
         for i in 0..<n {
             let x = c[i]
-            if finite { finite = o[i].isFinite && h[i].isFinite && l[i].isFinite && x.isFinite && v[i].isFinite }
             let b = bar
             bar += 1
             let fastValue = b >= fastStart ? f.update(x) : nil
@@ -428,11 +489,12 @@ extension TAMACDState {
                 continue
             }
             let histogram = macd - sig
-            if finite && !(macd.isFinite && sig.isFinite && histogram.isFinite) {
-                return TAColumnRun.Overflow(bar: i, output: !macd.isFinite ? 0 : !sig.isFinite ? 1 : 2)
+            if !(macd.isFinite && sig.isFinite && histogram.isFinite),
+               let overflow = run.overflow(at: i, SIMD4(macd, sig, histogram, .nan), outputs: 3, checked: &checked) {
+                return overflow
             }
             (macdOut[i], signalOut[i], histogramOut[i]) = (macd, sig, histogram)
-            run.last = SIMD4(macd, sig, histogram, .nan)
+            last = SIMD4(macd, sig, histogram, .nan)
         }
         return nil
     }
@@ -451,7 +513,7 @@ struct TAFastK: Sendable {
         lowest = TAExtreme(window: period, isMaximum: false, rescanTies: false)
         highest = TAExtreme(window: period, isMaximum: true, rescanTies: false)
     }
-    mutating func update(high: Double, low: Double, close: Double) -> Double? {
+    @inline(__always) mutating func update(high: Double, low: Double, close: Double) -> Double? {
         seen += 1
         let l = lowest.push(low).value, h = highest.push(high).value
         guard seen >= period else { return nil }
@@ -466,7 +528,7 @@ struct TASTOCHState: TAFunctionState {
     var slowK: TAMovingAverage?
     var d: TAMovingAverage
 
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         guard var value = k.update(high: bar.high, low: bar.low, close: bar.close) else { return false }
         if slowK != nil {
             guard let smoothed = try slowK!.update(value) else { return false }
@@ -483,7 +545,7 @@ struct TASTOCHState: TAFunctionState {
 struct TASTOCHRSIState: TAFunctionState {
     var rsi: TARSI
     var stochastic: TASTOCHState
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         guard let r = rsi.update(bar.close) else { return false }
         return try stochastic.update(TABar(value: r), &out)
     }
@@ -499,7 +561,7 @@ struct TAWILLRState: TAFunctionState {
         lowest = TAExtreme(window: period, isMaximum: false, rescanTies: false)
         highest = TAExtreme(window: period, isMaximum: true, rescanTies: false)
     }
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         seen += 1
         let l = lowest.push(bar.low).value, h = highest.push(bar.high).value
         guard seen >= period else { return false }
@@ -520,15 +582,15 @@ struct TACCIState: TAFunctionState {
         self.period = period
         window = TAWindow(capacity: period)
     }
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         let last = (bar.high + bar.low + bar.close) / 3
         window.push(last)
         guard window.isFull else { return false }
         var average = 0.0
-        for j in 0..<period { average += window.slots[j] }
+        for j in 0..<period { average += window.slot(j) }
         average /= Double(period)
         var deviation = 0.0
-        for j in 0..<period { deviation += abs(window.slots[j] - average) }
+        for j in 0..<period { deviation += abs(window.slot(j) - average) }
         let d = last - average
         out[0] = !taIsZero(d) && !taIsZero(deviation) ? d / (0.015 * (deviation / Double(period))) : 0.0
         return true
@@ -566,7 +628,7 @@ struct TADirectionalState: TAFunctionState {
         }
     }
 
-    mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         bar += 1
         if bar == 0 {
             (previousHigh, previousLow, previousClose) = (input.high, input.low, input.close)
@@ -653,7 +715,7 @@ struct TAAROONState: TAFunctionState {
         lowest = TAExtreme(window: period + 1, isMaximum: false, rescanTies: true)
         highest = TAExtreme(window: period + 1, isMaximum: true, rescanTies: true)
     }
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         let l = lowest.push(bar.low).index, h = highest.push(bar.high).index
         let today = lowest.values.pushed - 1
         guard today >= period else { return false }
@@ -684,7 +746,7 @@ struct TAMFIState: TAFunctionState {
         negative = TAWindow(capacity: period)
     }
 
-    mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         bar += 1
         let typical = (input.high + input.low + input.close) / 3.0
         if bar == 0 {
@@ -722,7 +784,7 @@ struct TAMFIState: TAFunctionState {
 
 /// BOP: `(c − o)/(h − l)`, 0 where `h − l` is TA-Lib-zero-or-negative.
 struct TABOPState: TAFunctionState {
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         let range = bar.high - bar.low
         out[0] = taIsZeroOrNegative(range) ? 0.0 : (bar.close - bar.open) / range
         return true
@@ -747,7 +809,7 @@ struct TAULTOSCState: TAFunctionState {
         ranges = TAWindow(capacity: p3)
     }
 
-    mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         bar += 1
         let closeBefore = previousClose
         previousClose = input.close
@@ -798,7 +860,7 @@ struct TAATR: Sendable {
         alpha = 1.0 - beta
     }
 
-    mutating func update(high: Double, low: Double, close: Double) -> Double? {
+    @inline(__always) mutating func update(high: Double, low: Double, close: Double) -> Double? {
         bar += 1
         defer { previousClose = close }
         if bar == 0 { return nil }
@@ -818,7 +880,7 @@ struct TAATR: Sendable {
 struct TARangeState: TAFunctionState {
     var atr: TAATR?
     var previousClose: Double?
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         if atr != nil {
             guard let a = atr!.update(high: bar.high, low: bar.low, close: bar.close) else { return false }
             out[0] = taIsZero(bar.close) ? 0.0 : (a / bar.close) * 100.0
@@ -852,7 +914,7 @@ struct TAVolumeState: TAFunctionState {
         }
     }
 
-    mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         bar += 1
         switch kind {
         case .obv:
@@ -926,7 +988,7 @@ struct TALinearRegressionState: TAFunctionState {
         }
     }
 
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         let x = bar.close
         window.push(x)
         let t = window.pushed - 1
@@ -977,7 +1039,7 @@ struct TACORRELState: TAFunctionState {
         barsSinceReseed = 32 * period
     }
 
-    mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ bar: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         if xs.pushed == 0 { (shiftX, shiftY) = (bar.high, bar.low) }
         xs.push(bar.high)
         ys.push(bar.low)
@@ -1062,7 +1124,7 @@ struct TABETAState: TAFunctionState {
         taIsZero(previous) ? nil : (price - previous) / previous
     }
 
-    mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         prices.push(input.high)
         pricesY.push(input.low)
         let t = prices.pushed - 1
@@ -1139,7 +1201,7 @@ struct TASARState: TAFunctionState {
         af = self.acceleration
     }
 
-    mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
+    @inline(__always) mutating func update(_ input: TABar, _ out: inout SIMD4<Double>) throws(WindowOverflowError) -> Bool {
         bar += 1
         if bar == 0 {
             (firstHigh, firstLow) = (input.high, input.low)
@@ -1210,3 +1272,67 @@ struct TASARState: TAFunctionState {
         return true
     }
 }
+
+// MARK: - Independent copies (windows of their own; see TAWindow)
+
+extension TAMovingAverageState { func independentCopy() -> Self { var c = self; c.average = average.independentCopy(); return c } }
+extension TABBANDSState {
+    func independentCopy() -> Self { var c = self; c.middle = middle.independentCopy(); c.variance = variance.independentCopy(); return c }
+}
+extension TAVARState { func independentCopy() -> Self { var c = self; c.window = window.independentCopy(); return c } }
+extension TASTDDEVState { func independentCopy() -> Self { var c = self; c.variance = variance.independentCopy(); return c } }
+extension TAExtremeState {
+    func independentCopy() -> Self { var c = self; c.lowest = lowest.independentCopy(); c.highest = highest.independentCopy(); return c }
+}
+extension TASUMState { func independentCopy() -> Self { self } }  // RollingSum: an array (value semantics)
+extension TAChangeState { func independentCopy() -> Self { var c = self; c.window = window.independentCopy(); return c } }
+extension TACMOState { func independentCopy() -> Self { self } }
+extension TATRIXState { func independentCopy() -> Self { self } }
+extension TAMACDState {
+    func independentCopy() -> Self {
+        var c = self
+        c.fast = fast.independentCopy()
+        c.slow = slow.independentCopy()
+        c.signal = signal.independentCopy()
+        return c
+    }
+}
+extension TAOscillatorState {
+    func independentCopy() -> Self { var c = self; c.fast = fast.independentCopy(); c.slow = slow.independentCopy(); return c }
+}
+extension TAFastK {
+    func independentCopy() -> Self { var c = self; c.lowest = lowest.independentCopy(); c.highest = highest.independentCopy(); return c }
+}
+extension TASTOCHState {
+    func independentCopy() -> Self {
+        var c = self
+        c.k = k.independentCopy()
+        c.slowK = slowK?.independentCopy()
+        c.d = d.independentCopy()
+        return c
+    }
+}
+extension TASTOCHRSIState { func independentCopy() -> Self { var c = self; c.stochastic = stochastic.independentCopy(); return c } }
+extension TAWILLRState {
+    func independentCopy() -> Self { var c = self; c.lowest = lowest.independentCopy(); c.highest = highest.independentCopy(); return c }
+}
+extension TACCIState { func independentCopy() -> Self { var c = self; c.window = window.independentCopy(); return c } }
+extension TADirectionalState { func independentCopy() -> Self { var c = self; c.history = history.independentCopy(); return c } }
+extension TAAROONState {
+    func independentCopy() -> Self { var c = self; c.lowest = lowest.independentCopy(); c.highest = highest.independentCopy(); return c }
+}
+extension TAMFIState {
+    func independentCopy() -> Self { var c = self; c.positive = positive.independentCopy(); c.negative = negative.independentCopy(); return c }
+}
+extension TABOPState { func independentCopy() -> Self { self } }
+extension TAULTOSCState {
+    func independentCopy() -> Self { var c = self; c.pressure = pressure.independentCopy(); c.ranges = ranges.independentCopy(); return c }
+}
+extension TARangeState { func independentCopy() -> Self { self } }
+extension TAVolumeState { func independentCopy() -> Self { self } }
+extension TALinearRegressionState { func independentCopy() -> Self { var c = self; c.window = window.independentCopy(); return c } }
+extension TACORRELState { func independentCopy() -> Self { var c = self; c.xs = xs.independentCopy(); c.ys = ys.independentCopy(); return c } }
+extension TABETAState {
+    func independentCopy() -> Self { var c = self; c.prices = prices.independentCopy(); c.pricesY = pricesY.independentCopy(); return c }
+}
+extension TASARState { func independentCopy() -> Self { self } }

@@ -104,6 +104,48 @@ struct TALibPropertyTests {
         }
     }
 
+    /// Stream values are values: a copy taken mid-series and fed other bars leaves the original's results untouched
+    /// (their windows share slots until one of them is updated; see `TAWindow`).
+    @Test("a copied stream is independent of the original")
+    func copiedStreamIsIndependent() throws {
+        var rng = SplitMix64(seed: 17)
+        let a = Self.randomBars(seed: 8, count: 300, spikes: false)
+        let b = Self.randomBars(seed: 9, count: 300, spikes: false)
+        let cut = 120
+        func bar(_ s: OHLCVSeries, _ i: Int) -> TABar {
+            TABar(open: s.open[i], high: s.high[i], low: s.low[i], close: s.close[i], volume: s.volume[i])
+        }
+        for f in try Self.functions(&rng) {
+            var original = f.makeStream()
+            for i in 0..<cut { try original.update(bar(a, i)) }
+            var copy = original
+            var fresh = f.makeStream()  // the copy's expected results: a's first bars, then b's
+            for i in 0..<cut { try fresh.update(bar(a, i)) }
+            var copies = [original, original]  // several copies of one value, each updated on its own
+            for i in cut..<a.count {
+                let valid = try original.update(bar(a, i))
+                let copyValid = try copy.update(bar(b, i))
+                let freshValid = try fresh.update(bar(b, i))
+                #expect(copyValid == freshValid, "\(f.label) bar \(i)")
+                for k in 0..<f.outputCount where copyValid {
+                    #expect(copy.value(k).bitPattern == fresh.value(k).bitPattern, "\(f.label) copy, output \(k) bar \(i)")
+                }
+                for j in copies.indices {
+                    let v = try copies[j].update(bar(a, i))
+                    #expect(v == valid, "\(f.label) bar \(i)")
+                    for k in 0..<f.outputCount where valid {
+                        #expect(copies[j].value(k).bitPattern == original.value(k).bitPattern, "\(f.label) copies[\(j)], output \(k) bar \(i)")
+                    }
+                }
+            }
+            let whole = try f.compute(a)
+            for k in 0..<f.outputCount where original.barCount == a.count {
+                let last = whole[k].values[a.count - 1]
+                if last.isFinite { #expect(original.value(k).bitPattern == last.bitPattern, "\(f.label) output \(k): stream = batch after copies") }
+            }
+        }
+    }
+
     @Test("a prefix's values are the prefix of the values")
     func prefixInvariance() throws {
         var rng = SplitMix64(seed: 99)
