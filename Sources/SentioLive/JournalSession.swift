@@ -389,10 +389,14 @@ public final class JournaledLiveSession {
     /// Group commit: journals everything since the last commit in one transaction (with a snapshot when
     /// `snapshotInterval` inputs have passed since the last one), then returns the events to publish, in order.
     ///
-    /// - Throws: `StoreError`; nothing is then published, and the inputs count as never received.
-    public func commit(forceSnapshot: Bool = false) throws -> [LiveEvent] {
+    /// `investing`: the paper brokerage's rows changed by the same bars (``PaperBrokerage/stage(_:)``), written in the
+    /// same transaction (`LiveJournal.commit(_:alongside:)`): one commit and one fsync per batch for both journals.
+    ///
+    /// - Throws: `StoreError`; nothing is then published, and the inputs count as never received (nor are the rows
+    ///   written).
+    public func commit(forceSnapshot: Bool = false, alongside investing: InvestingRows = InvestingRows()) throws -> [LiveEvent] {
         precondition(inFlight == nil, "commit() with a background commit in flight: call waitForBackgroundCommits(appendingLinesTo:) first")
-        try journalBatch(forceSnapshot: forceSnapshot)
+        try journalBatch(forceSnapshot: forceSnapshot, alongside: investing)
         defer { output.removeAll(keepingCapacity: true) }
         var events: [LiveEvent] = []
         events.reserveCapacity(output.count)
@@ -422,9 +426,9 @@ public final class JournaledLiveSession {
     }
 
     /// Journals the open batch (with a snapshot when due) in one transaction.
-    private func journalBatch(forceSnapshot: Bool) throws {
+    private func journalBatch(forceSnapshot: Bool, alongside investing: InvestingRows = InvestingRows()) throws {
         try takeSnapshotIfDue(force: forceSnapshot)
-        try journal.commit(&batch)
+        try journal.commit(&batch, alongside: investing)
     }
 
     private func takeSnapshotIfDue(force: Bool) throws {

@@ -91,7 +91,8 @@ public final class PaperBrokerage {
     }
 
     public let configuration: Configuration
-    let database: SentioDatabase
+    /// The store the brokerage's rows are written to.
+    public let database: SentioDatabase
     private(set) var investors: [String: StoredInvestor] = [:]
     private var transfers: [String: [StoredPaperTransfer]] = [:]
     private var schedules: [String: StoredDCASchedule] = [:]
@@ -263,11 +264,34 @@ public final class PaperBrokerage {
         return cancelled.map { PaperEvent(userID: userID, kind: .orderCancelled($0)) }
     }
 
+    /// The changes of one ingestion batch (``stage(_:)``): applied to the brokerage in memory, not yet written.
+    public struct StagedBatch: Sendable {
+        /// The rows to write, in one transaction (alone, or with the live journal's batch of the same bars).
+        public var rows: InvestingRows
+        /// The events to publish once `rows` are durable.
+        public var events: [PaperEvent]
+    }
+
     /// Processes feed bars: GBPUSD bars set the day's rate; every other symbol's bar fills its pending orders,
     /// publishes its quote and runs its due schedules. Within a batch, bars go in time order, a timestamp's GBPUSD
     /// bar first. Bars at or before a symbol's last seen bar are skipped. The batch's changes are one transaction.
     /// - Throws: `StoreError` (then nothing of the batch counts: the state is reloaded from the store).
     public func ingest(_ bars: [FeedBar]) throws -> [PaperEvent] {
+        let staged = stage(bars)
+        do {
+            try database.saveInvesting(staged.rows)
+        } catch {
+            try discardStaged()
+            throw error
+        }
+        return staged.events
+    }
+
+    /// ``ingest(_:)`` without the write: the batch's changes are applied in memory and returned as rows to write
+    /// and events to publish after. The caller writes the rows in one transaction before anything else changes the
+    /// brokerage (`sentio serve` writes them in the live journal's commit of the same bars:
+    /// `JournaledLiveSession.commit(forceSnapshot:alongside:)`), and calls ``discardStaged()`` if that fails.
+    public func stage(_ bars: [FeedBar]) -> StagedBatch {
         let fx = configuration.fxSymbol
         let ordered = bars.enumerated().sorted { a, b in
             let ka = (a.element.bar.timestamp, a.element.symbol == fx ? 0 : 1, a.offset)
@@ -275,7 +299,6 @@ public final class PaperBrokerage {
             return ka < kb
         }.map(\.element)
         var batch = Batch()
-        let savedSequence = sequence
         for feed in ordered {
             let b = feed.bar
             if let m = marks[feed.symbol], b.timestamp <= m.time { continue }
@@ -333,14 +356,12 @@ public final class PaperBrokerage {
         rows.fx = Array(batch.fx.values)
         rows.schedules = Array(batch.schedules.values)
         rows.orders = batch.orders.values.sorted { $0.sequence < $1.sequence }
-        do {
-            try database.saveInvesting(rows)
-        } catch {
-            try reload(sequence: savedSequence)
-            throw error
-        }
-        return batch.events
+        return StagedBatch(rows: rows, events: batch.events)
     }
+
+    /// After a failed write of a ``stage(_:)``'s rows: back to the state as stored.
+    /// - Throws: `StoreError` when the store cannot be read.
+    public func discardStaged() throws { try reload() }
 
     // MARK: Internals
 
@@ -445,7 +466,7 @@ public final class PaperBrokerage {
     }
 
     /// After a failed write: the state as stored.
-    private func reload(sequence _: Int64) throws {
+    private func reload() throws {
         let fresh = try PaperBrokerage(database: database, configuration: configuration)
         investors = fresh.investors
         transfers = fresh.transfers

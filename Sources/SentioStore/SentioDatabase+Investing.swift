@@ -276,15 +276,19 @@ extension SentioDatabase {
     public func saveInvesting(_ rows: InvestingRows) throws {
         guard !rows.isEmpty else { return }
         try withStoreErrors {
-            try pool.write { db in
-                for r in rows.investors { try r.upsert(db) }
-                for r in rows.transfers { try r.upsert(db) }
-                for r in rows.schedules { try r.upsert(db) }
-                for r in rows.orders { try r.upsert(db) }
-                for r in rows.marks { try r.upsert(db) }
-                for r in rows.fx { try r.upsert(db) }
-            }
+            try pool.write { db in try Self.writeInvesting(rows, in: db) }
         }
+    }
+
+    /// Upserts `rows` in the caller's transaction (``saveInvesting(_:)``, or the live journal's commit of the same
+    /// batch: `LiveJournal.commit(_:alongside:)`).
+    static func writeInvesting(_ rows: InvestingRows, in db: Database) throws {
+        for r in rows.investors { try r.upsert(db) }
+        for r in rows.transfers { try r.upsert(db) }
+        for r in rows.schedules { try r.upsert(db) }
+        for r in rows.orders { try r.upsert(db) }
+        for r in rows.marks { try r.upsert(db) }
+        for r in rows.fx { try r.upsert(db) }
     }
 
     /// Every stored row of the paper brokerage (transfers and orders in sequence order).
