@@ -212,6 +212,18 @@ public struct GTransfer: GrowfolioPayload {
     public let status: String
 }
 
+/// `transfer_failed`: the manual's transfer payload plus the `reason` (issue 32: "fails with transfer_failed and a
+/// reason"; the manual tells clients to ignore unknown fields).
+public struct GTransferFailed: GrowfolioPayload {
+    public static let keys: Set<String> = ["transfer_id", "direction", "amount", "currency", "status", "reason"]
+    public let transfer_id: String
+    public let direction: GDirection
+    public let amount: GDecimal
+    public let currency: String
+    public let status: String
+    public let reason: String
+}
+
 // REST bodies.
 
 public struct GAuthTokenResponse: GrowfolioPayload {

@@ -136,16 +136,19 @@ enum InvestingWire {
                 ("dca_schedule_id", .string(scheduleID)), ("symbol", .string(symbol)), ("amount_gbp", decimal(amount, 2)),
                 ("reason", .string(reason)), ("timestamp", .string(timestamp(time))),
             ]))
-        case .transferComplete(let t):
-            return ("transfers", nil, t.status == "COMPLETE" ? "transfer_complete" : "transfer_failed", transfer(t))
+        case .transferComplete(let t): return ("transfers", nil, "transfer_complete", transfer(t))
+        case .transferFailed(let t): return ("transfers", nil, "transfer_failed", transfer(t))
         }
     }
 
+    /// The manual's transfer payload; a failed one adds its `reason`.
     static func transfer(_ t: StoredPaperTransfer) -> String {
-        object([
+        var fields: [(String, Value)] = [
             ("transfer_id", .string(t.id)), ("direction", .string(t.direction)), ("amount", decimal(t.amount, 2)),
             ("currency", .string(t.currency)), ("status", .string(t.status)),
-        ])
+        ]
+        if t.status == "FAILED" { fields.append(("reason", .string(t.reason ?? "failed"))) }
+        return object(fields)
     }
 
     static func position(_ p: PaperPosition, rate: Double?) -> String {
