@@ -21,6 +21,9 @@ public struct PaperEvent: Sendable, Equatable {
         /// A position after a fill: `created` when it was flat before; quantity 0 when a sale closed it.
         case position(PaperPosition, created: Bool)
         case cashChanged(cashGBP: Double, rate: Double?)
+        /// The investor's free cash (``PaperBrokerage/buyingPowerGBP(_:)``) after a change of the cash or of the
+        /// budgets reserved by pending purchases.
+        case buyingPowerChanged(buyingPowerGBP: Double, rate: Double?)
         case dcaExecuted(StoredPaperOrder)
         case dcaFailed(scheduleID: String, symbol: String, amountGBP: Double, time: Int64, reason: String)
         /// A deposit, or a withdrawal settled at a bar.
@@ -247,7 +250,8 @@ public final class PaperBrokerage {
         applyTransfer(t)
         guard !outgoing else { return (t, []) }
         return (t, [PaperEvent(userID: userID, kind: .transferComplete(t)),
-                    PaperEvent(userID: userID, kind: .cashChanged(cashGBP: cash[userID] ?? 0, rate: latestRate))])
+                    PaperEvent(userID: userID, kind: .cashChanged(cashGBP: cash[userID] ?? 0, rate: latestRate)),
+                    powerChanged(userID, rate: latestRate)])
     }
 
     /// Places a market sale of the investor's `symbol` shares (Alpaca's close position): `quantity` shares, or
@@ -335,7 +339,7 @@ public final class PaperBrokerage {
             reserved[o.userID, default: 0] -= o.amountGBP
             replace(o)
         }
-        return cancelled.map { PaperEvent(userID: userID, kind: .orderCancelled($0)) }
+        return cancelled.map { PaperEvent(userID: userID, kind: .orderCancelled($0)) } + (cancelled.isEmpty ? [] : [powerChanged(userID, rate: latestRate)])
     }
 
     /// The changes of one ingestion batch (``stage(_:)``): applied to the brokerage in memory, not yet written.
@@ -434,6 +438,7 @@ public final class PaperBrokerage {
                 orders[s.userID, default: []].append(order)
                 batch.orders[order.id] = order
                 batch.events.append(PaperEvent(userID: s.userID, kind: .orderCreated(order)))
+                batch.events.append(powerChanged(s.userID, rate: rate(onDay: day)))
                 if configuration.fill == .close {
                     fill(order, priceUSD: b.close, time: b.timestamp, day: day, into: &batch)
                 } else {
@@ -482,6 +487,7 @@ public final class PaperBrokerage {
                 batch.cashChanged.insert(t.userID)
                 batch.events.append(PaperEvent(userID: t.userID, kind: .transferComplete(t)))
                 batch.events.append(PaperEvent(userID: t.userID, kind: .cashChanged(cashGBP: cash[t.userID] ?? 0, rate: latestRate)))
+                batch.events.append(powerChanged(t.userID, rate: latestRate))
             } else {
                 t.status = "FAILED"
                 t.reason = "insufficient cash: \(Self.money(free)) GBP free at settlement (after the DCA executions of \(CivilDate(epochSeconds: time))), \(Self.money(t.amount)) GBP requested"
@@ -530,6 +536,12 @@ public final class PaperBrokerage {
         batch.events.append(PaperEvent(userID: o.userID, kind: .orderFilled(o)))
         batch.events.append(PaperEvent(userID: o.userID, kind: .position(position, created: false)))
         batch.events.append(PaperEvent(userID: o.userID, kind: .cashChanged(cashGBP: cash[o.userID] ?? 0, rate: o.fxRate)))
+        batch.events.append(powerChanged(o.userID, rate: o.fxRate))
+    }
+
+    /// The investor's buying power now, as an event.
+    private func powerChanged(_ userID: String, rate: Double?) -> PaperEvent {
+        PaperEvent(userID: userID, kind: .buyingPowerChanged(buyingPowerGBP: buyingPowerGBP(userID), rate: rate))
     }
 
     /// Fills (or rejects) pending order `o` at USD reference price `priceUSD` of the bar at `time`.
@@ -562,6 +574,7 @@ public final class PaperBrokerage {
             replace(o)
             batch.orders[o.id] = o
             batch.events.append(PaperEvent(userID: o.userID, kind: .orderRejected(o)))
+            batch.events.append(powerChanged(o.userID, rate: rate(onDay: day)))
             batch.events.append(PaperEvent(userID: o.userID, kind: .dcaFailed(
                 scheduleID: o.scheduleID ?? "", symbol: o.symbol, amountGBP: o.amountGBP, time: time, reason: failure!)))
             return
@@ -574,6 +587,7 @@ public final class PaperBrokerage {
         batch.events.append(PaperEvent(userID: o.userID, kind: .orderFilled(o)))
         batch.events.append(PaperEvent(userID: o.userID, kind: .position(position, created: created)))
         batch.events.append(PaperEvent(userID: o.userID, kind: .cashChanged(cashGBP: cash[o.userID] ?? 0, rate: o.fxRate)))
+        batch.events.append(powerChanged(o.userID, rate: o.fxRate))
         batch.events.append(PaperEvent(userID: o.userID, kind: .dcaExecuted(o)))
     }
 

@@ -290,7 +290,7 @@ struct InvestingTests {
         #expect(try await h.investing("/api/v1/dca/schedules/\(s.id)", method: .DELETE, token: other).status == 404)
     }
 
-    @Test("withdrawals: more than the free cash is a 400 at once; otherwise PENDING (202), settled after the next bar's DCA executions: transfer_failed with the reason when the cash no longer covers it, else transfer_complete and cash_changed")
+    @Test("withdrawals: more than the free cash is a 400 at once; otherwise PENDING (202), settled after the next bar's DCA executions: transfer_failed with the reason when the cash no longer covers it, else transfer_complete, cash_changed and buying_power_changed")
     func withdrawals() async throws {
         let keys = try await AppleTestKeys.make()
         let h = try await investingHarness(keys: keys)
@@ -322,6 +322,9 @@ struct InvestingTests {
         let bars = investingBars(start: 1_735_689_600, days: 2)
         #expect(try await h.ingest(bars[0]).status == 200)
         let created = try await a.next("order_created")
+        // The order reserves its 600: the buying power falls to 400 before the withdrawal is settled.
+        let reserved = try Growfolio.message(GBuyingPowerChanged.self, try await a.next("buying_power_changed", from: created.index).text)
+        #expect(reserved.data.buying_power_gbp.text == "400.00")
         let failed = try await a.next("transfer_failed", from: created.index)
         let f = try Growfolio.message(GTransferFailed.self, failed.text)
         #expect(f.data.transfer_id == p.transfer_id && f.data.status == "FAILED" && f.data.amount.text == "700.00" && f.data.direction == .OUTGOING)
@@ -336,8 +339,11 @@ struct InvestingTests {
         let complete = try await a.next("transfer_complete", from: fill.index)
         let c = try Growfolio.message(GTransfer.self, complete.text)
         #expect(c.data.transfer_id == second.transfer_id && c.data.status == "COMPLETE" && c.data.direction == .OUTGOING)
-        let cash = try Growfolio.message(GCashChanged.self, try await a.next("cash_changed", from: complete.index).text)
-        #expect(cash.data.cash_gbp.text == "100.00")
+        let cash = try await a.next("cash_changed", from: complete.index)
+        #expect(try Growfolio.message(GCashChanged.self, cash.text).data.cash_gbp.text == "100.00")
+        // buying_power_changed beside every cash change (and when a purchase reserves or frees its budget).
+        let power = try Growfolio.message(GBuyingPowerChanged.self, try await a.next("buying_power_changed", from: cash.index).text)
+        #expect(power.data.buying_power_gbp.text == "100.00" && power.data.fx_rate?.text == "1.250000" && power.data.buying_power_usd?.text == "125.00")
         let account = try Growfolio.body(GAccount.self, try await h.investing("/api/v1/account", token: token).body)
         #expect(account.cash_gbp.text == "100.00" && account.buying_power_gbp.text == "100.00")
         #expect(a.events.filter { $0 == "transfer_failed" || $0 == "transfer_complete" }.count == 3)

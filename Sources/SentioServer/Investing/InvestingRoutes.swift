@@ -126,9 +126,10 @@ extension SentioHTTPServer {
         }
         // Alpaca's close position: a market sale of all (default), `qty` shares or `percentage` % of the position,
         // filled at the symbol's next bar.
-        member.delete("positions/{symbol}") { request, context in
+        // (The parameter is `{id}` as in `/api/v1/symbols/{id}`: the route's metrics label; OpenAPI names it `symbol`.)
+        member.delete("positions/{id}") { request, context in
             let (investing, user) = try investor(context)
-            let symbol = try context.parameters.require("symbol").uppercased()
+            let symbol = try context.parameters.require("id").uppercased()
             func number(_ name: String) throws -> Double? {
                 guard let text = request.uri.queryParameters.get(name) else { return nil }
                 guard text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil, let x = Double(text), x.isFinite else {

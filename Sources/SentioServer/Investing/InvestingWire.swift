@@ -123,6 +123,11 @@ enum InvestingWire {
                 ("currency", .string("GBP")), ("cash_gbp", decimal(cash, 2)), ("cash_usd", decimal(rate.map { cash * $0 }, 2)),
                 ("fx_rate", decimal(rate, 6)),
             ]))
+        case .buyingPowerChanged(let power, let rate):
+            return ("account", nil, "buying_power_changed", object([
+                ("currency", .string("GBP")), ("buying_power_gbp", decimal(power, 2)),
+                ("buying_power_usd", decimal(rate.map { power * $0 }, 2)), ("fx_rate", decimal(rate, 6)),
+            ]))
         case .dcaExecuted(let o):
             return ("dca", nil, "dca_executed", object([
                 ("dca_schedule_id", .string(o.scheduleID ?? "")), ("order_id", .string(o.id)), ("symbol", .string(o.symbol)),
