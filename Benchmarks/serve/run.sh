@@ -102,9 +102,19 @@ if part investing; then
   curl -sf -X POST -H 'Content-Type: application/json' -d "{\"identity_token\":\"$APPLE\"}" "$URL/api/v1/auth/token" >/dev/null
   curl -sf "$URL/metrics" > "$WORK/metrics-before"
   echo "== investing rounds: load average before $(cut -d' ' -f1-3 /proc/loadavg)"
+  # The server's fsync calls over the rounds (perf's syscall tracepoints, if perf is there and allowed).
+  PERF=""
+  if command -v perf >/dev/null && perf stat -e syscalls:sys_enter_fsync -o /dev/null -- true 2>/dev/null; then
+    perf stat -e syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync -p "$PID" -o "$WORK/fsyncs" &
+    PERF=$!
+  fi
   timeout $((ROUNDS * 10 + 120)) "$SENTIO_DEV" ws-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --steps "$ROUNDS" \
     --investing-token "$APPLE"
   echo "== investing rounds: load average after $(cut -d' ' -f1-3 /proc/loadavg)"
+  if [ -n "$PERF" ]; then
+    kill -INT "$PERF"; wait "$PERF" || true
+    echo "== the server's fsync calls over the $ROUNDS rounds: $(awk '/sys_enter_fsync/ {print $1}' "$WORK/fsyncs") fsync, $(awk '/sys_enter_fdatasync/ {print $1}' "$WORK/fsyncs") fdatasync"
+  fi
   curl -sf "$URL/metrics" > "$WORK/metrics-after"
   python3 - "$WORK/metrics-before" "$WORK/metrics-after" <<'PY'
 import re, sys

@@ -120,7 +120,7 @@ public struct LiveJournalSnapshot: Sendable, Equatable {
 /// The durable journal of a live paper-trading session, kept in a Sentio store.
 ///
 /// **Write-ahead rule.** The caller appends to a ``LiveJournalBatch`` every input it accepted and every event
-/// (order, fill, rejection) it emitted, and calls ``commit(_:)``; only after `commit` returns may it acknowledge the
+/// (order, fill, rejection) it emitted, and calls ``commit(_:alongside:)``; only after `commit` returns may it acknowledge the
 /// inputs or publish the events. One commit is one SQLite transaction (group commit: a command batches the bars it
 /// read in one chunk of input), so a process killed at any moment leaves the journal at a batch boundary.
 ///
