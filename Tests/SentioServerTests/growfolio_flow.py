@@ -65,6 +65,16 @@ def envelope(text):
     return message
 
 
+async def http_beside(ws, *args):
+    """`http(*args)` on a thread while the socket keeps its heartbeat deadline (a pong every second meanwhile: on a
+    loaded machine a few blocking calls in a row outlast interval + grace)."""
+    call = asyncio.ensure_future(asyncio.to_thread(http, *args))
+    while not call.done():
+        await ws.send(json.dumps({"type": "pong"}))
+        await asyncio.wait([call], timeout=1)
+    return call.result()
+
+
 async def read_until(ws, name, answer_heartbeats=True, seen=None, timeout=20):
     """The next message whose event (or type) is `name`; answers heartbeats with pong on the way."""
     deadline = time.monotonic() + timeout
@@ -148,17 +158,17 @@ async def main():
         check(seen.index("order_created") < seen.index("order_fill") < seen.index("dca_executed"), f"order of events {seen}")
         # A withdrawal (pending until the next bar) and a sale of the whole position (Alpaca's close position): at the
         # next bar, order_fill (sell) -> position_closed -> cash_changed, then the withdrawal's transfer_complete.
-        status, withdrawal = http("POST", "/api/v1/transfers", {"direction": "OUTGOING", "amount": "50", "currency": "GBP"}, identity)
+        status, withdrawal = await http_beside(ws, "POST", "/api/v1/transfers", {"direction": "OUTGOING", "amount": "50", "currency": "GBP"}, identity)
         check(status == 202 and withdrawal["status"] == "PENDING" and withdrawal["direction"] == "OUTGOING", f"withdrawal {status} {withdrawal}")
-        status, body = http("POST", "/api/v1/transfers", {"direction": "OUTGOING", "amount": "100000", "currency": "GBP"}, identity)
+        status, body = await http_beside(ws, "POST", "/api/v1/transfers", {"direction": "OUTGOING", "amount": "100000", "currency": "GBP"}, identity)
         check(status == 400 and body["error"].startswith("insufficient cash"), f"withdrawal over the cash {status} {body}")
-        status, sale = http("DELETE", "/api/v1/positions/TQQQ", None, identity)
+        status, sale = await http_beside(ws, "DELETE", "/api/v1/positions/TQQQ", None, identity)
         check(status == 200 and sale["side"] == "sell" and sale["status"] == "new", f"close position {status} {sale}")
-        status, body = http("DELETE", "/api/v1/positions/TQQQ?qty=1&percentage=10", None, identity)
+        status, body = await http_beside(ws, "DELETE", "/api/v1/positions/TQQQ?qty=1&percentage=10", None, identity)
         check(status == 400, f"qty and percentage {status} {body}")
         sold = await read_until(ws, "order_created")
         check(sold["data"]["order_id"] == sale["order_id"] and sold["data"]["side"] == "sell", f"sale's order_created {sold}")
-        status, body = http("POST", "/api/v1/bars", bars_ndjson(1735689600 + 3 * 86400, 1), INGEST, "application/x-ndjson")
+        status, body = await http_beside(ws, "POST", "/api/v1/bars", bars_ndjson(1735689600 + 3 * 86400, 1), INGEST, "application/x-ndjson")
         check(status == 200, f"bars {status} {body}")
         seen = []
         fill = await read_until(ws, "order_fill", seen=seen)
@@ -174,7 +184,7 @@ async def main():
               and complete["data"]["transfer_id"] == withdrawal["transfer_id"] and complete["data"]["direction"] == "OUTGOING"
               and complete["data"]["status"] == "COMPLETE" and complete["data"]["amount"] == "50.00", f"transfer_complete {complete}")
         check(seen.index("order_fill") < seen.index("position_closed") < seen.index("cash_changed") < seen.index("transfer_complete"), f"order of events {seen}")
-        status, positions = http("GET", "/api/v1/positions", None, identity)
+        status, positions = await http_beside(ws, "GET", "/api/v1/positions", None, identity)
         check(status == 200 and positions["positions"] == [], f"positions after the sale {positions}")
         # 6. Heartbeats answered: the socket outlives interval + grace several times over.
         for _ in range(3):
