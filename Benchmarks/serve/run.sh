@@ -15,7 +15,9 @@
 #     over FAMILIES families' members; per round one transaction POSTed; time to the family's last TransactionCreated.
 # Usage: Benchmarks/serve/run.sh [RELEASE_BUILD_DIR]   (default .build/release;
 #        env: DURATION=10s CONNECTIONS=64 THREADS=2 SWEEP="8 16 32 64" SWEEP_THREADS=1 SWEEP_DURATION=5s
-#             CLIENTS=1000 ROUNDS=50 FAMILIES=10; ROUNDS=0 skips the WebSocket and SignalR parts)
+#             CLIENTS=1000 ROUNDS=50 FAMILIES=10; ROUNDS=0 skips the WebSocket and SignalR parts;
+#             PARTS="http signals investing signalr" the parts to run; STORE_DIR=DIR puts the server's store there,
+#             e.g. /dev/shm for tmpfs, instead of a temporary directory)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN="${1:-.build/release}"
@@ -23,19 +25,22 @@ SENTIO="$BIN/sentio"; SENTIO_DEV="$BIN/sentio-dev"
 DURATION="${DURATION:-10s}"; CONNECTIONS="${CONNECTIONS:-64}"; THREADS="${THREADS:-2}"
 SWEEP="${SWEEP:-8 16 32 64}"; SWEEP_THREADS="${SWEEP_THREADS:-1}"; SWEEP_DURATION="${SWEEP_DURATION:-5s}"
 CLIENTS="${CLIENTS:-1000}"; ROUNDS="${ROUNDS:-50}"; FAMILIES="${FAMILIES:-10}"
+PARTS="${PARTS:-http signals investing signalr}"
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 WORK="$(mktemp -d)"
+STORE="$(mktemp -d "${STORE_DIR:-$WORK}/sentio-bench-store.XXXXXX")"
 PID=""; CPID=""
 cleanup() {
   for p in $PID $CPID; do kill "$p" 2>/dev/null || true; done
   for p in $PID $CPID; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
+  rm -rf "$WORK" "$STORE"
 }
 trap cleanup EXIT
 export SENTIO_INGEST_TOKEN=bench-token
 export SENTIO_JWT_SECRET=bench-jwt-secret-0123456789abcdef-0123
 "$SENTIO_DEV" ceiling --port 0 2>"$WORK/ceiling-stderr" &
 CPID=$!
-"$SENTIO" serve --db "$WORK/store.sqlite" --port 0 --replay Data/market --speed max --rate-limit 0 \
+"$SENTIO" serve --db "$STORE/store.sqlite" --port 0 --replay Data/market --speed max --rate-limit 0 \
   --ws-buffer 1024 --apple-jwks Tests/Fixtures/investing/apple-test-jwks.json --apple-audience app.growfolio.bench \
   --ws-heartbeat 3600 2>"$WORK/stderr" &
 PID=$!
@@ -48,7 +53,8 @@ last=""; for _ in $(seq 1 600); do
   now="$(curl -sf -D - -o /dev/null "$URL/api/v1/signals" | tr -d '\r' | sed -n 's/^[Ee][Tt]ag: //p')"
   [ -n "$now" ] && [ "$now" = "$last" ] && break; last="$now"; sleep 0.5
 done
-echo "== machine: $(nproc) cores, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg); build: $BIN"
+echo "== machine: $(nproc) cores, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg); build: $BIN; store: $STORE ($(stat -f -c %T "$STORE"))"
+if part http; then
 # The encoded body is cached: two GETs give the same ETag and the second is a cache hit.
 e1="$(curl -sf -D - -o /dev/null "$URL/api/v1/signals" | tr -d '\r' | sed -n 's/^[Ee][Tt]ag: //p')"
 e2="$(curl -sf -D - -o /dev/null "$URL/api/v1/signals" | tr -d '\r' | sed -n 's/^[Ee][Tt]ag: //p')"
@@ -81,15 +87,51 @@ def read(path):
 print(f"| {sys.argv[1]} | {c:,.0f} | {cp:.2f} ms | {s:,.0f} | {sp:.2f} ms | {s / c:.2f} | {'yes' if sp < 5 else 'no'} |")
 PY
 done
+fi
 # ROUNDS=0: the HTTP part only.
 [ "$ROUNDS" -gt 0 ] || exit 0
-timeout $((ROUNDS * 10 + 120)) "$SENTIO_DEV" ws-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --steps "$ROUNDS"
+if part signals; then
+  timeout $((ROUNDS * 10 + 120)) "$SENTIO_DEV" ws-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --steps "$ROUNDS"
+fi
 # 3. The investing app's WebSocket: CLIENTS sockets of one signed-in investor on /api/v1/ws, each subscribed to
 #    TQQQ quotes; per round one new step POSTed; time to the last client's quote_updated (heartbeats off: 3600 s).
-APPLE="$(bash Tests/SentioServerTests/apple-test-token.sh bench-investor app.growfolio.bench)"
-curl -sf -X POST -H 'Content-Type: application/json' -d "{\"identity_token\":\"$APPLE\"}" "$URL/api/v1/auth/token" >/dev/null
-timeout $((ROUNDS * 10 + 120)) "$SENTIO_DEV" ws-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --steps "$ROUNDS" \
-  --investing-token "$APPLE"
-echo "== server RSS at the end: $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"
+#    The server's part from /metrics, over the rounds: mean time of the live session's and brokerage's one commit,
+#    of the fan-out (encoding and queueing on every socket) and of the encoding alone.
+if part investing; then
+  APPLE="$(bash Tests/SentioServerTests/apple-test-token.sh bench-investor app.growfolio.bench)"
+  curl -sf -X POST -H 'Content-Type: application/json' -d "{\"identity_token\":\"$APPLE\"}" "$URL/api/v1/auth/token" >/dev/null
+  curl -sf "$URL/metrics" > "$WORK/metrics-before"
+  echo "== investing rounds: load average before $(cut -d' ' -f1-3 /proc/loadavg)"
+  # The server's fsync calls over the rounds (perf's syscall tracepoints, if perf is there and allowed).
+  PERF=""
+  if command -v perf >/dev/null && perf stat -e syscalls:sys_enter_fsync -o /dev/null -- true 2>/dev/null; then
+    perf stat -e syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync -p "$PID" -o "$WORK/fsyncs" &
+    PERF=$!
+  fi
+  timeout $((ROUNDS * 10 + 120)) "$SENTIO_DEV" ws-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --steps "$ROUNDS" \
+    --investing-token "$APPLE"
+  echo "== investing rounds: load average after $(cut -d' ' -f1-3 /proc/loadavg)"
+  if [ -n "$PERF" ]; then
+    kill -INT "$PERF"; wait "$PERF" || true
+    echo "== the server's fsync calls over the $ROUNDS rounds: $(awk '/sys_enter_fsync/ {print $1}' "$WORK/fsyncs") fsync, $(awk '/sys_enter_fdatasync/ {print $1}' "$WORK/fsyncs") fdatasync"
+  fi
+  curl -sf "$URL/metrics" > "$WORK/metrics-after"
+  python3 - "$WORK/metrics-before" "$WORK/metrics-after" <<'PY'
+import re, sys
+def read(path):
+    values = {}
+    for line in open(path):
+        m = re.match(r"^(sentio_(?:journal_commit|investing_\w+?)_seconds_(?:sum|count))(?:\{\})? ([0-9.e+-]+)$", line.strip())
+        if m: values[m.group(1)] = float(m.group(2))
+    return values
+a, b = read(sys.argv[1]), read(sys.argv[2])
+for name in ["journal_commit", "investing_commit", "investing_fanout", "investing_encode"]:
+    n = b.get(f"sentio_{name}_seconds_count", 0) - a.get(f"sentio_{name}_seconds_count", 0)
+    total = b.get(f"sentio_{name}_seconds_sum", 0) - a.get(f"sentio_{name}_seconds_sum", 0)
+    print(f"== /metrics over the rounds: sentio_{name}_seconds: {int(n)} batches, mean {total / n * 1000:.3f} ms" if n else f"== sentio_{name}_seconds: no batch")
+PY
+  echo "== server RSS at the end: $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"
+fi
+part signalr || exit 0
 timeout $((ROUNDS * 10 + 300)) "$SENTIO_DEV" signalr-load --url "$URL" --pid "$PID" --clients "$CLIENTS" --families "$FAMILIES" --steps "$ROUNDS"
 echo "== server RSS at the end: $(awk '/VmRSS/ {print $2, $3}' /proc/$PID/status)"

@@ -641,10 +641,9 @@ struct SimulationCore: ~Copyable {
     /// Sells the whole position of `s` at `referencePrice` (before slippage) and logs the trade.
     mutating func closePosition(symbol s: Int, step: Int, referencePrice: Double, reason: ExitReason, decidedStep: Int, orderID: Int) {
         let quantity = shares[s]
-        let fillPrice = referencePrice * (1 - slippage)
-        let proceeds = quantity * fillPrice
-        let commission = proceeds * commissionRate + fee
-        cash += proceeds - commission
+        let sale = SellFill.fill(quantity: quantity, price: referencePrice, slippage: slippage, commissionRate: commissionRate, fee: fee)
+        let fillPrice = sale.fillPrice, proceeds = sale.proceeds, commission = sale.commission
+        cash += sale.net
         commissionsPaid += commission
         let averageEntry = entryPrice[s]
         let totalCommission = entryCommission[s] + commission

@@ -53,7 +53,7 @@ public enum LiveJournalError: UserInputError, Equatable {
 /// is published, and which restarts where it stopped.
 ///
 /// Use: ``ingest(_:line:)`` the bars of one chunk of input (and ``reject(_:)`` its malformed lines,
-/// ``closeStepIfPending()`` when the grace delay passes), then ``commit(forceSnapshot:)``: one transaction (group commit),
+/// ``closeStepIfPending()`` when the grace delay passes), then ``commit(forceSnapshot:alongside:)``: one transaction (group commit),
 /// after which the returned events may be written out. Nothing is published before it is durable.
 ///
 /// Bars, in order of the checks:
@@ -309,7 +309,7 @@ public final class JournaledLiveSession {
         }
     }
 
-    /// Feeds one bar (`line`: its input line, for rejection events). Its events are published by ``commit(forceSnapshot:)``.
+    /// Feeds one bar (`line`: its input line, for rejection events). Its events are published by ``commit(forceSnapshot:alongside:)``.
     ///
     /// - Throws: `StoreError` when the journal cannot be read, `JSONEncodingError` if an event cannot be encoded.
     public func ingest(_ feedBar: FeedBar, line: Int? = nil) throws {
@@ -383,16 +383,20 @@ public final class JournaledLiveSession {
         return true
     }
 
-    /// Whether inputs or events wait for ``commit(forceSnapshot:)``.
+    /// Whether inputs or events wait for ``commit(forceSnapshot:alongside:)``.
     public var hasUncommitted: Bool { !batch.isEmpty || !output.isEmpty || inFlight != nil }
 
     /// Group commit: journals everything since the last commit in one transaction (with a snapshot when
     /// `snapshotInterval` inputs have passed since the last one), then returns the events to publish, in order.
     ///
-    /// - Throws: `StoreError`; nothing is then published, and the inputs count as never received.
-    public func commit(forceSnapshot: Bool = false) throws -> [LiveEvent] {
+    /// `investing`: the paper brokerage's rows changed by the same bars (``PaperBrokerage/stage(_:)``), written in the
+    /// same transaction (`LiveJournal.commit(_:alongside:)`): one commit and one fsync per batch for both journals.
+    ///
+    /// - Throws: `StoreError`; nothing is then published, and the inputs count as never received (nor are the rows
+    ///   written).
+    public func commit(forceSnapshot: Bool = false, alongside investing: InvestingRows = InvestingRows()) throws -> [LiveEvent] {
         precondition(inFlight == nil, "commit() with a background commit in flight: call waitForBackgroundCommits(appendingLinesTo:) first")
-        try journalBatch(forceSnapshot: forceSnapshot)
+        try journalBatch(forceSnapshot: forceSnapshot, alongside: investing)
         defer { output.removeAll(keepingCapacity: true) }
         var events: [LiveEvent] = []
         events.reserveCapacity(output.count)
@@ -408,8 +412,8 @@ public final class JournaledLiveSession {
         return events
     }
 
-    /// ``commit(forceSnapshot:)``, then the events to publish appended to `lines` as NDJSON — the bytes of
-    /// ``LiveJournalCodec/appendLine(_:to:)`` of each event ``commit(forceSnapshot:)`` returns — written straight from the
+    /// ``commit(forceSnapshot:alongside:)``, then the events to publish appended to `lines` as NDJSON — the bytes of
+    /// ``LiveJournalCodec/appendLine(_:to:)`` of each event ``commit(forceSnapshot:alongside:)`` returns — written straight from the
     /// engine's signals (no contract strings built: the cheap path of a command's output).
     ///
     /// - Throws: `StoreError` (nothing appended); `JSONEncodingError` for an order, fill or equity event with a
@@ -422,9 +426,9 @@ public final class JournaledLiveSession {
     }
 
     /// Journals the open batch (with a snapshot when due) in one transaction.
-    private func journalBatch(forceSnapshot: Bool) throws {
+    private func journalBatch(forceSnapshot: Bool, alongside investing: InvestingRows = InvestingRows()) throws {
         try takeSnapshotIfDue(force: forceSnapshot)
-        try journal.commit(&batch)
+        try journal.commit(&batch, alongside: investing)
     }
 
     private func takeSnapshotIfDue(force: Bool) throws {

@@ -12,7 +12,7 @@ import SentioStore
 ///
 /// A step completes when every symbol of the universe delivered its bar, when a later timestamp arrives, or when
 /// ``tick(now:)`` finds it pending for longer than `stepTimeout` seconds (0 = never).
-public final class JournaledLiveBackend: LiveBackend {
+public final class JournaledLiveBackend: LiveBackend, JointCommitBackend {
     public let live: JournaledLiveSession
     public let names: InstrumentNames
     public let stepTimeout: Double
@@ -41,7 +41,14 @@ public final class JournaledLiveBackend: LiveBackend {
 
     public var universe: [String] { live.setup.universe }
 
-    public func ingest(_ bars: [FeedBar]) throws -> IngestResult {
+    public func ingest(_ bars: [FeedBar]) throws -> IngestResult { try ingest(bars, alongside: InvestingRows()) }
+
+    /// The store of the journal.
+    public var database: SentioDatabase { live.journal.database }
+
+    /// ``ingest(_:)``, writing `investing` (the paper brokerage's rows of the same bars) in the same commit.
+    /// - Throws: a store error: then nothing of the batch counts as received, and `investing` is not written.
+    public func ingest(_ bars: [FeedBar], alongside investing: InvestingRows) throws -> IngestResult {
         var statuses: [BarOutcome?] = []
         var accepted: [FeedBar] = []
         for bar in bars {
@@ -57,7 +64,7 @@ public final class JournaledLiveBackend: LiveBackend {
                 statuses.append(nil)  // rejected: the reason comes with its event
             }
         }
-        let events = try live.commit()
+        let events = try live.commit(alongside: investing)
         // Durable: now apply to the history and fill in the rejections, in order.
         for b in accepted {
             history[b.symbol]?.append(

@@ -85,3 +85,10 @@ public enum Timeframe: String, Sendable, CaseIterable {
         }
     }
 }
+
+/// A backend whose ingestion commit also writes the paper brokerage's rows of the same bars (one transaction in
+/// ``database``): the server then makes a batch durable with one commit for both.
+protocol JointCommitBackend: LiveBackend {
+    var database: SentioDatabase { get }
+    func ingest(_ bars: [FeedBar], alongside investing: InvestingRows) throws -> IngestResult
+}

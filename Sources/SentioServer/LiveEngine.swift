@@ -27,20 +27,37 @@ actor LiveEngine {
     }
 
     func ingest(_ bars: [FeedBar]) throws -> [BarOutcome] {
+        if let investing, let joint = backend as? any JointCommitBackend, joint.database === investing.database {
+            // One transaction (one fsync) for the live journal and the paper brokerage: the brokerage's rows of
+            // these bars are written in the live session's commit.
+            let (result, commit, encoding, fanout) = try investing.ingest(bars) { rows in try joint.ingest(bars, alongside: rows) }
+            metrics.commit.record(commit)
+            metrics.investingCommit.record(commit)
+            metrics.investingEncode.record(encoding)
+            metrics.investingFanout.record(fanout)
+            return published(result)
+        }
         let start = ContinuousClock.now
         let result = try backend.ingest(bars)
         metrics.commit.record(ContinuousClock.now - start)
+        let outcomes = published(result)
+        if let investing {
+            let (commit, encoding, fanout) = try investing.ingestMeasured(bars)
+            metrics.investingCommit.record(commit)
+            metrics.investingEncode.record(encoding)
+            metrics.investingFanout.record(fanout)
+        }
+        return outcomes
+    }
+
+    /// Counts the accepted bars, invalidates the caches and publishes the signals of a durable batch.
+    private func published(_ result: IngestResult) -> [BarOutcome] {
         let accepted = result.outcomes.filter { $0 == .accepted }.count
         if accepted > 0 {
             metrics.barsIngested.increment(by: Int64(accepted))
             cache.withLockedValue { $0.removeAll(keepingCapacity: true) }
         }
         hub.publish(Self.encode(result.messages))
-        if let investing {
-            let (commit, fanout) = try investing.ingestMeasured(bars)
-            metrics.investingCommit.record(commit)
-            metrics.investingFanout.record(fanout)
-        }
         return result.outcomes
     }
 

@@ -25,6 +25,7 @@ enum Schema {
         ("v6-accounts", 6, SentioDatabase.accountsSchema, nil),
         ("v7-allowance", 7, SentioDatabase.allowanceSchema, nil),
         ("v8-investing", 8, SentioDatabase.investingSchema, nil),
+        ("v9-investing-transfers", 9, SentioDatabase.investingTransfersSchema, nil),
     ]
 
     /// The first schema version whose `bar_blocks` rows carry a checksum.

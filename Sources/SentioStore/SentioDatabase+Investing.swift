@@ -44,13 +44,18 @@ public struct StoredPaperTransfer: Codable, Sendable, Equatable, FetchableRecord
     public var direction: String
     public var amount: Double
     public var currency: String
-    /// `COMPLETE` or `FAILED`.
+    /// `COMPLETE`, `PENDING` (a withdrawal waiting for the next bar) or `FAILED`.
     public var status: String
     public var createdAt: Int64
     /// Order of creation (the cash history's order).
     public var sequence: Int64
+    /// Why a withdrawal failed (migration `v9-investing-transfers`).
+    public var reason: String?
+    /// The time of the bar a withdrawal was settled (completed or failed) at.
+    public var resolvedAt: Int64?
 
-    public init(id: String, userID: String, direction: String, amount: Double, currency: String, status: String, createdAt: Int64, sequence: Int64) {
+    public init(id: String, userID: String, direction: String, amount: Double, currency: String, status: String, createdAt: Int64, sequence: Int64,
+                reason: String? = nil, resolvedAt: Int64? = nil) {
         self.id = id
         self.userID = userID
         self.direction = direction
@@ -59,10 +64,13 @@ public struct StoredPaperTransfer: Codable, Sendable, Equatable, FetchableRecord
         self.status = status
         self.createdAt = createdAt
         self.sequence = sequence
+        self.reason = reason
+        self.resolvedAt = resolvedAt
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, userID = "user_id", direction, amount, currency, status, createdAt = "created_at", sequence
+        case id, userID = "user_id", direction, amount, currency, status, createdAt = "created_at", sequence, reason
+        case resolvedAt = "resolved_at"
     }
 }
 
@@ -100,15 +108,17 @@ public struct StoredDCASchedule: Codable, Sendable, Equatable, FetchableRecord, 
     }
 }
 
-/// A paper order (a DCA purchase), placed at one bar and filled or rejected at a later one (or the same).
+/// A paper order — a DCA purchase, or a market sale closing (part of) a position — placed at one bar (a sale:
+/// between bars) and filled or rejected at a later one (a purchase at the close timing: the same).
 public struct StoredPaperOrder: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "investing_orders"
     public var id: String
     public var userID: String
     public var scheduleID: String?
     public var symbol: String
+    /// `buy` or `sell`.
     public var side: String
-    /// The investor-currency budget.
+    /// The investor-currency budget of a purchase; 0 for a sale.
     public var amountGBP: Double
     /// `new`, `filled` or `rejected`.
     public var status: String
@@ -127,10 +137,14 @@ public struct StoredPaperOrder: Codable, Sendable, Equatable, FetchableRecord, P
     public var fxRate: Double
     public var commissionGBP: Double
     public var sequence: Int64
+    /// The shares a sale asked for; `nil`: the whole position at the fill (migration `v9-investing-transfers`).
+    public var requestedQuantity: Double?
 
     public init(id: String, userID: String, scheduleID: String?, symbol: String, side: String, amountGBP: Double, status: String,
                 reason: String? = nil, placedAt: Int64, resolvedAt: Int64? = nil, quantity: Double = 0, fillPriceGBP: Double = 0,
-                fillPriceUSD: Double = 0, priceUSD: Double = 0, fxRate: Double = 0, commissionGBP: Double = 0, sequence: Int64) {
+                fillPriceUSD: Double = 0, priceUSD: Double = 0, fxRate: Double = 0, commissionGBP: Double = 0, sequence: Int64,
+                requestedQuantity: Double? = nil) {
+        self.requestedQuantity = requestedQuantity
         self.id = id
         self.userID = userID
         self.scheduleID = scheduleID
@@ -154,7 +168,7 @@ public struct StoredPaperOrder: Codable, Sendable, Equatable, FetchableRecord, P
         case id, userID = "user_id", scheduleID = "schedule_id", symbol, side, amountGBP = "amount_gbp", status, reason
         case placedAt = "placed_at", resolvedAt = "resolved_at", quantity, fillPriceGBP = "fill_price_gbp"
         case fillPriceUSD = "fill_price_usd", priceUSD = "price_usd", fxRate = "fx_rate", commissionGBP = "commission_gbp"
-        case sequence
+        case sequence, requestedQuantity = "requested_qty"
     }
 }
 
@@ -191,6 +205,22 @@ public struct StoredFXDay: Codable, Sendable, Equatable, FetchableRecord, Persis
     }
 }
 
+/// An investor's GBP cash after the latest change (migration `v9-investing-transfers`): stored with every change,
+/// so a restart reads the balance the running brokerage had, to the last bit (summing the history again in another
+/// order could round differently).
+public struct StoredCashBalance: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "investing_balances"
+    public var userID: String
+    public var cashGBP: Double
+
+    public init(userID: String, cashGBP: Double) {
+        self.userID = userID
+        self.cashGBP = cashGBP
+    }
+
+    enum CodingKeys: String, CodingKey { case userID = "user_id", cashGBP = "cash_gbp" }
+}
+
 /// Rows of the paper brokerage, written (upserted) together: one operation's changes, or everything stored.
 public struct InvestingRows: Sendable, Equatable {
     public var investors: [StoredInvestor] = []
@@ -199,11 +229,12 @@ public struct InvestingRows: Sendable, Equatable {
     public var orders: [StoredPaperOrder] = []
     public var marks: [StoredFeedMark] = []
     public var fx: [StoredFXDay] = []
+    public var balances: [StoredCashBalance] = []
 
     public init() {}
 
     public var isEmpty: Bool {
-        investors.isEmpty && transfers.isEmpty && schedules.isEmpty && orders.isEmpty && marks.isEmpty && fx.isEmpty
+        investors.isEmpty && transfers.isEmpty && schedules.isEmpty && orders.isEmpty && marks.isEmpty && fx.isEmpty && balances.isEmpty
     }
 }
 
@@ -271,20 +302,37 @@ extension SentioDatabase {
         );
         """
 
+    /// Migration "v9-investing-transfers": withdrawals settled at a later bar (their failure reason and settlement
+    /// time), sales of a number of shares, and each investor's stored cash balance.
+    static let investingTransfersSchema = """
+        ALTER TABLE investing_transfers ADD COLUMN reason TEXT;
+        ALTER TABLE investing_transfers ADD COLUMN resolved_at INTEGER;
+        ALTER TABLE investing_orders ADD COLUMN requested_qty REAL;
+        CREATE TABLE investing_balances (
+            user_id  TEXT PRIMARY KEY NOT NULL REFERENCES investing_users(id) ON DELETE CASCADE,
+            cash_gbp REAL NOT NULL
+        );
+        """
+
     /// Writes `rows` (inserting or replacing each by its key) in one transaction.
     /// - Throws: `StoreError`.
     public func saveInvesting(_ rows: InvestingRows) throws {
         guard !rows.isEmpty else { return }
         try withStoreErrors {
-            try pool.write { db in
-                for r in rows.investors { try r.upsert(db) }
-                for r in rows.transfers { try r.upsert(db) }
-                for r in rows.schedules { try r.upsert(db) }
-                for r in rows.orders { try r.upsert(db) }
-                for r in rows.marks { try r.upsert(db) }
-                for r in rows.fx { try r.upsert(db) }
-            }
+            try pool.write { db in try Self.writeInvesting(rows, in: db) }
         }
+    }
+
+    /// Upserts `rows` in the caller's transaction (``saveInvesting(_:)``, or the live journal's commit of the same
+    /// batch: `LiveJournal.commit(_:alongside:)`).
+    static func writeInvesting(_ rows: InvestingRows, in db: Database) throws {
+        for r in rows.investors { try r.upsert(db) }
+        for r in rows.transfers { try r.upsert(db) }
+        for r in rows.schedules { try r.upsert(db) }
+        for r in rows.orders { try r.upsert(db) }
+        for r in rows.marks { try r.upsert(db) }
+        for r in rows.fx { try r.upsert(db) }
+        for r in rows.balances { try r.upsert(db) }
     }
 
     /// Every stored row of the paper brokerage (transfers and orders in sequence order).
@@ -299,6 +347,7 @@ extension SentioDatabase {
                 rows.orders = try StoredPaperOrder.order(Column("sequence")).fetchAll(db)
                 rows.marks = try StoredFeedMark.fetchAll(db)
                 rows.fx = try StoredFXDay.order(Column("day")).fetchAll(db)
+                rows.balances = try StoredCashBalance.order(Column("user_id")).fetchAll(db)
                 return rows
             }
         }

@@ -120,7 +120,7 @@ public struct LiveJournalSnapshot: Sendable, Equatable {
 /// The durable journal of a live paper-trading session, kept in a Sentio store.
 ///
 /// **Write-ahead rule.** The caller appends to a ``LiveJournalBatch`` every input it accepted and every event
-/// (order, fill, rejection) it emitted, and calls ``commit(_:)``; only after `commit` returns may it acknowledge the
+/// (order, fill, rejection) it emitted, and calls ``commit(_:alongside:)``; only after `commit` returns may it acknowledge the
 /// inputs or publish the events. One commit is one SQLite transaction (group commit: a command batches the bars it
 /// read in one chunk of input), so a process killed at any moment leaves the journal at a batch boundary.
 ///
@@ -239,9 +239,13 @@ public final class LiveJournal {
     /// Writes `batch` in one transaction and empties it; afterwards its inputs and events are durable (see the
     /// type's synchronous setting) and may be acknowledged.
     ///
-    /// - Throws: `StoreError` (the batch is then not written at all, and stays as it was).
-    public func commit(_ batch: inout LiveJournalBatch) throws {
-        if batch.isEmpty { return }
+    /// `investing`: rows of the paper brokerage (SentioLive's `PaperBrokerage`) changed by the same bars, written in
+    /// the same transaction — one commit, one fsync, for both, and a process killed at any moment leaves the two
+    /// at the same bar.
+    ///
+    /// - Throws: `StoreError` (the batch and the rows are then not written at all, and the batch stays as it was).
+    public func commit(_ batch: inout LiveJournalBatch, alongside investing: InvestingRows = InvestingRows()) throws {
+        if batch.isEmpty && investing.isEmpty { return }
         var newIDs: [String: Int64] = [:]
         var touched: [String: Int64] = [:]
         let firstSeq = lastInputSeq + 1
@@ -318,6 +322,7 @@ public final class LiveJournal {
                                 SELECT min(input_seq) FROM (SELECT input_seq FROM live_snapshots ORDER BY input_seq DESC LIMIT 2))
                             """)
                 }
+                try SentioDatabase.writeInvesting(investing, in: db)
             }
         }
         for (symbol, id) in newIDs { symbolIDs[symbol] = id }

@@ -172,6 +172,15 @@ public struct GCashChanged: GrowfolioPayload {
     public let fx_rate: GDecimal?
 }
 
+/// `buying_power_changed`: the free cash (cash less the budgets of pending purchases), beside `cash_changed`'s fields.
+public struct GBuyingPowerChanged: GrowfolioPayload {
+    public static let keys: Set<String> = ["currency", "buying_power_gbp", "buying_power_usd", "fx_rate"]
+    public let currency: String
+    public let buying_power_gbp: GDecimal
+    public let buying_power_usd: GDecimal?
+    public let fx_rate: GDecimal?
+}
+
 /// `dca_executed`: the backtest's `--events` fields (amount in GBP) plus the order id.
 public struct GDCAExecuted: GrowfolioPayload {
     public static let keys: Set<String> = [
@@ -210,6 +219,18 @@ public struct GTransfer: GrowfolioPayload {
     public let amount: GDecimal
     public let currency: String
     public let status: String
+}
+
+/// `transfer_failed`: the manual's transfer payload plus the `reason` (issue 32: "fails with transfer_failed and a
+/// reason"; the manual tells clients to ignore unknown fields).
+public struct GTransferFailed: GrowfolioPayload {
+    public static let keys: Set<String> = ["transfer_id", "direction", "amount", "currency", "status", "reason"]
+    public let transfer_id: String
+    public let direction: GDirection
+    public let amount: GDecimal
+    public let currency: String
+    public let status: String
+    public let reason: String
 }
 
 // REST bodies.

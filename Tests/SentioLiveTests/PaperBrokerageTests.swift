@@ -179,4 +179,67 @@ struct PaperBrokerageTests {
             #expect(restarted.schedules("user-1") == whole.schedules("user-1"))
         }
     }
+
+    @Test("a pending sale and a pending withdrawal survive a restart: settled at the next bars as without it, the account equal to the last bit; cash never negative (seeded)")
+    func salesAndWithdrawalsAcrossRestart() throws {
+        var rng = SplitMix64(seed: 0x32_0004)
+        let directory = try temporaryDirectory("paper-brokerage-sales")
+        for k in 0..<25 {
+            let c = RandomCase(&rng)
+            let bars = c.feed
+            let path = directory.appendingPathComponent("r\(k).sqlite").path
+            let whole = try openAccount(c, ratesUpFront: true, deposit: 5_000, at: directory.appendingPathComponent("w\(k).sqlite").path)
+            let first = try openAccount(c, ratesUpFront: true, deposit: 5_000, at: path)
+            let cut = Int.random(in: 1...bars.count, using: &rng)
+            // The same batches for both (a withdrawal settles after a batch's timestamp).
+            var batches = rng
+            _ = try feed(whole, Array(bars[..<cut]), &batches)
+            _ = try feed(first, Array(bars[..<cut]), &rng)
+            rng = batches
+            let percentage = [25.0, 50, 100].randomElement(using: &rng)!
+            let withdrawal = (whole.withdrawableGBP("user-1") * Double.random(in: 0.1...1.2, using: &rng) * 100).rounded(.down) / 100
+            for b in [whole, first] {
+                if !b.positions("user-1").isEmpty {
+                    _ = try b.closePosition(userID: "user-1", id: "sell", symbol: "X", quantity: nil, percentage: percentage, now: 1)
+                }
+                if withdrawal > 0 {
+                    if withdrawal <= b.withdrawableGBP("user-1") {
+                        let (t, events) = try b.transfer(userID: "user-1", id: "w", direction: "OUTGOING", amount: withdrawal, currency: "GBP", now: 1)
+                        #expect(t.status == "PENDING" && events.isEmpty)
+                    } else {
+                        #expect(throws: PaperBrokerageError.self) {
+                            try b.transfer(userID: "user-1", id: "w", direction: "OUTGOING", amount: withdrawal, currency: "GBP", now: 1)
+                        }
+                    }
+                }
+            }
+            let restarted = try PaperBrokerage(database: try SentioDatabase(path: path), configuration: c.brokerageConfiguration(ratesUpFront: true))
+            #expect(restarted.orders("user-1") == whole.orders("user-1") && restarted.transfers("user-1") == whole.transfers("user-1"))
+            var cashSeen: [Double] = []
+            var same = rng
+            var i = cut
+            while i < bars.count {
+                let n = Int.random(in: 1...6, using: &same)
+                let batch = Array(bars[i..<min(bars.count, i + n)])
+                #expect(try whole.ingest(batch) == restarted.ingest(batch), "case \(k)")
+                cashSeen.append(restarted.cashGBP("user-1"))
+                i += n
+            }
+            rng = same
+            #expect(restarted.orders("user-1") == whole.orders("user-1"), "case \(k)")
+            #expect(restarted.transfers("user-1") == whole.transfers("user-1"), "case \(k)")
+            #expect(restarted.cashGBP("user-1") == whole.cashGBP("user-1"), "case \(k)")
+            #expect(restarted.positions("user-1") == whole.positions("user-1"), "case \(k)")
+            #expect(cashSeen.allSatisfy { $0 >= 0 })
+            // Reopened once more, the store gives the same account again.
+            let reopened = try PaperBrokerage(database: try SentioDatabase(path: path), configuration: c.brokerageConfiguration(ratesUpFront: true))
+            #expect(reopened.cashGBP("user-1") == whole.cashGBP("user-1") && reopened.positions("user-1") == whole.positions("user-1"))
+            if cut < bars.count, let sale = whole.orders("user-1").first(where: { $0.side == "sell" }) {
+                #expect(sale.status == "filled" || sale.status == "rejected", "case \(k): \(sale)")
+            }
+            if let w = whole.transfers("user-1").first(where: { $0.direction == "OUTGOING" }), cut < bars.count {
+                #expect(w.status == "COMPLETE" || (w.status == "FAILED" && w.reason?.hasPrefix("insufficient cash") == true), "case \(k): \(w)")
+            }
+        }
+    }
 }

@@ -88,8 +88,12 @@ struct InvestingKillTests {
             await exited(process)
             let store = try SentioDatabase(path: db)
             #expect(try store.integrityCheck() == ["ok"], "round \(round)")
+            // The live journal and the brokerage are committed together: killed at any moment, both stopped at
+            // the same bar.
+            let brokerage = try PaperBrokerage(database: store, configuration: configuration)
+            #expect(try LiveJournal(database: store).lastTimestamp(symbol: "TQQQ") == brokerage.mark("TQQQ")?.time, "round \(round)")
             // Whatever was durable is a prefix of the reference's history.
-            let partial = try PaperBrokerage(database: store, configuration: configuration).orders("kill-user")
+            let partial = brokerage.orders("kill-user")
             #expect(partial.count <= expected.count)
             durable.append(partial.count)
             for (a, b) in zip(partial, expected) where a.status == "filled" { #expect(a == b, "round \(round)") }

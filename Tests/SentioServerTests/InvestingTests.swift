@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOWebSocket
+import SentioBacktest
 import SentioContractDecoders
 import SentioCore
 import SentioData
@@ -235,8 +236,9 @@ struct InvestingTests {
         let complete = try Growfolio.message(GTransfer.self, try await a.next("transfer_complete").text)
         #expect(complete.data.transfer_id == transfer.transfer_id)
         _ = try Growfolio.message(GCashChanged.self, try await a.next("cash_changed").text)
+        // A withdrawal of more than the cash is refused at once.
         #expect(try await h.investing("/api/v1/transfers", method: .POST, token: token,
-                                      body: #"{"direction":"OUTGOING","amount":"5","currency":"GBP"}"#).status == 400)
+                                      body: #"{"direction":"OUTGOING","amount":"1000.01","currency":"GBP"}"#).status == 400)
 
         a.send(#"{"type":"subscribe","channels":["quotes","fx"],"symbols":["tqqq"],"extra":"ignored"}"#)
         let ack = try Growfolio.message(GAck.self, try await a.next("ack").text)
@@ -286,6 +288,135 @@ struct InvestingTests {
         #expect(try await h.investing("/api/v1/dca/schedules/\(s.id)", method: .DELETE, token: token).status == 204)
         #expect(try await h.investing("/api/v1/dca/schedules/\(s.id)", method: .DELETE, token: token).status == 404)
         #expect(try await h.investing("/api/v1/dca/schedules/\(s.id)", method: .DELETE, token: other).status == 404)
+    }
+
+    @Test("withdrawals: more than the free cash is a 400 at once; otherwise PENDING (202), settled after the next bar's DCA executions: transfer_failed with the reason when the cash no longer covers it, else transfer_complete, cash_changed and buying_power_changed")
+    func withdrawals() async throws {
+        let keys = try await AppleTestKeys.make()
+        let h = try await investingHarness(keys: keys)
+        defer { Task { try? await h.stop() } }
+        let token = try await keys.token("user-a")
+        _ = try await h.signIn(token)
+        let a = h.socket(token)
+        defer { a.stop() }
+        _ = try await a.next("system")
+        func transfer(_ direction: String, _ amount: String) async throws -> ServerHarness.Reply {
+            try await h.investing("/api/v1/transfers", method: .POST, token: token,
+                                  body: #"{"direction":"\#(direction)","amount":"\#(amount)","currency":"GBP"}"#)
+        }
+        #expect(try await transfer("INCOMING", "1000").status == 201)
+        let refused = try await transfer("OUTGOING", "1000.01")
+        #expect(refused.status == 400 && refused.body.contains("insufficient cash: 1000.00 GBP can be withdrawn"), "\(refused.body)")
+        for (direction, amount) in [("SIDEWAYS", "1"), ("OUTGOING", "0"), ("OUTGOING", "-5"), ("OUTGOING", "ten")] {
+            #expect(try await transfer(direction, amount).status == 400, "\(direction) \(amount)")
+        }
+        // A monthly schedule of 600 reserves its budget at the first bar; a withdrawal of 700 pending then fails.
+        #expect(try await h.investing("/api/v1/dca/schedules", method: .POST, token: token,
+                                      body: #"{"symbol":"TQQQ","amount_gbp":"600","every":"month","start":"2025-01-01"}"#).status == 201)
+        let pending = try await transfer("OUTGOING", "700")
+        #expect(pending.status == 202, "\(pending.body)")
+        let p = try Growfolio.body(GTransfer.self, pending.body)
+        #expect(p.status == "PENDING" && p.direction == .OUTGOING && p.amount.text == "700.00" && p.currency == "GBP")
+        // The 700 pending leaves 300 to withdraw.
+        #expect(try await transfer("OUTGOING", "300.01").status == 400)
+        let bars = investingBars(start: 1_735_689_600, days: 2)
+        #expect(try await h.ingest(bars[0]).status == 200)
+        let created = try await a.next("order_created")
+        // The order reserves its 600: the buying power falls to 400 before the withdrawal is settled.
+        let reserved = try Growfolio.message(GBuyingPowerChanged.self, try await a.next("buying_power_changed", from: created.index).text)
+        #expect(reserved.data.buying_power_gbp.text == "400.00")
+        let failed = try await a.next("transfer_failed", from: created.index)
+        let f = try Growfolio.message(GTransferFailed.self, failed.text)
+        #expect(f.data.transfer_id == p.transfer_id && f.data.status == "FAILED" && f.data.amount.text == "700.00" && f.data.direction == .OUTGOING)
+        #expect(f.data.reason.hasPrefix("insufficient cash: 400.00 GBP free at settlement"), "\(f.data.reason)")
+        #expect(try Growfolio.body(GAccount.self, try await h.investing("/api/v1/account", token: token).body).cash_gbp.text == "1000.00")
+
+        // 300 pending: the order fills at the next bar's open (spending its 600), then the withdrawal completes.
+        let second = try Growfolio.body(GTransfer.self, try await transfer("OUTGOING", "300").body)
+        let seen = a.count
+        #expect(try await h.ingest(bars[1]).status == 200)
+        let fill = try await a.next("order_fill", from: seen)
+        let complete = try await a.next("transfer_complete", from: fill.index)
+        let c = try Growfolio.message(GTransfer.self, complete.text)
+        #expect(c.data.transfer_id == second.transfer_id && c.data.status == "COMPLETE" && c.data.direction == .OUTGOING)
+        let cash = try await a.next("cash_changed", from: complete.index)
+        #expect(try Growfolio.message(GCashChanged.self, cash.text).data.cash_gbp.text == "100.00")
+        // buying_power_changed beside every cash change (and when a purchase reserves or frees its budget).
+        let power = try Growfolio.message(GBuyingPowerChanged.self, try await a.next("buying_power_changed", from: cash.index).text)
+        #expect(power.data.buying_power_gbp.text == "100.00" && power.data.fx_rate?.text == "1.250000" && power.data.buying_power_usd?.text == "125.00")
+        let account = try Growfolio.body(GAccount.self, try await h.investing("/api/v1/account", token: token).body)
+        #expect(account.cash_gbp.text == "100.00" && account.buying_power_gbp.text == "100.00")
+        #expect(a.events.filter { $0 == "transfer_failed" || $0 == "transfer_complete" }.count == 3)
+    }
+
+    @Test("DELETE /api/v1/positions/{symbol} (qty, percentage, or all): a market sale filled at the symbol's next bar by SellFill — order_created → order_fill (sell) → position_updated or position_closed → cash_changed; REST agrees")
+    func closePosition() async throws {
+        let keys = try await AppleTestKeys.make()
+        let h = try await investingHarness(keys: keys)
+        defer { Task { try? await h.stop() } }
+        let token = try await keys.token("user-a"), other = try await keys.token("user-b")
+        _ = try await h.signIn(token)
+        _ = try await h.signIn(other)
+        let a = h.socket(token)
+        defer { a.stop() }
+        _ = try await a.next("system")
+        #expect(try await h.investing("/api/v1/transfers", method: .POST, token: token,
+                                      body: #"{"direction":"INCOMING","amount":"1000","currency":"GBP"}"#).status == 201)
+        #expect(try await h.investing("/api/v1/dca/schedules", method: .POST, token: token,
+                                      body: #"{"symbol":"TQQQ","amount_gbp":"100","every":"month","start":"2025-01-01"}"#).status == 201)
+        let bars = investingBars(start: 1_735_689_600, days: 4)
+        for step in bars[0..<2] { #expect(try await h.ingest(step).status == 200) }
+        _ = try Growfolio.message(GPosition.self, try await a.next("position_created").text)
+        // The exact figures (the wire rounds them).
+        let (held, cashBefore) = try #require(h.server.investing?.withBrokerage { ($0.positions("user-a")[0].quantity, $0.cashGBP("user-a")) })
+
+        func close(_ query: String, as user: String) async throws -> ServerHarness.Reply {
+            try await h.investing("/api/v1/positions/TQQQ\(query)", method: .DELETE, token: user)
+        }
+        for query in ["?qty=abc", "?qty=-1", "?qty=0", "?qty=1&percentage=5", "?percentage=101", "?percentage=0", "?qty=\(held * 2)"] {
+            let r = try await close(query, as: token)
+            #expect(r.status == 400, "\(query): \(r.status) \(r.body)")
+        }
+        #expect(try await h.investing("/api/v1/positions/MSFT", method: .DELETE, token: token).status == 404)
+        #expect(try await close("", as: other).status == 404)
+
+        // Half of it: filled at the third bar's open (50 × 1.02 USD) at 1.25, commission 0.1 %.
+        let half = try await close("?percentage=50", as: token)
+        #expect(half.status == 200, "\(half.body)")
+        let order = try Growfolio.body(GRestOrder.self, half.body)
+        #expect(order.side == .sell && order.status == "new" && order.filled_qty.text == "0.00000000" && order.dca_schedule_id == nil)
+        let buy = try await a.next("order_created")
+        let sellCreated = try Growfolio.message(GOrder.self, try await a.next("order_created", from: buy.index + 1).text)
+        #expect(sellCreated.data.side == .sell && sellCreated.data.order_id == order.order_id && sellCreated.data.status == "new")
+        let seen = a.count
+        #expect(try await h.ingest(bars[2]).status == 200)
+        let fill = try await a.next("order_fill", from: seen)
+        let f = try Growfolio.message(GOrder.self, fill.text)
+        let sale = SellFill.fill(quantity: held * 50 / 100, price: 50 * (1 + 0.01 * Double(2)) / 1.25, costs: TradingCosts(commissionRate: 0.001))
+        #expect(f.data.side == .sell && f.data.status == "filled" && f.data.order_id == order.order_id && f.data.event == "fill")
+        #expect(f.data.filled_qty.text == String(format: "%.8f", sale.quantity) && f.data.filled_price?.text == String(format: "%.4f", sale.fillPrice * 1.25))
+        let updated = try Growfolio.message(GPosition.self, try await a.next("position_updated", from: fill.index).text)
+        #expect(updated.data.quantity.text == String(format: "%.8f", held - sale.quantity))
+        let cash = try Growfolio.message(GCashChanged.self, try await a.next("cash_changed", from: fill.index).text)
+        #expect(cash.data.cash_gbp.text == String(format: "%.2f", cashBefore + sale.net))
+        #expect(h.server.investing?.withBrokerage { $0.cashGBP("user-a") } == cashBefore + sale.net)
+
+        // The rest (no query: all): closed at the fourth bar.
+        #expect(try await close("", as: token).status == 200)
+        #expect(try await close("", as: token).status == 400)  // a sale of the whole position is already pending
+        let before = a.count
+        #expect(try await h.ingest(bars[3]).status == 200)
+        let last = try await a.next("order_fill", from: before)
+        let closed = try Growfolio.message(GPosition.self, try await a.next("position_closed", from: last.index).text)
+        #expect(closed.data.symbol == "TQQQ" && closed.data.quantity.text == "0.00000000")
+        _ = try Growfolio.message(GCashChanged.self, try await a.next("cash_changed", from: last.index).text)
+        #expect(try Growfolio.body(GPositions.self, try await h.investing("/api/v1/positions", token: token).body).positions.isEmpty)
+        let orders = try Growfolio.body(GOrders.self, try await h.investing("/api/v1/orders", token: token).body).orders
+        #expect(orders.map(\.side) == [.buy, .sell, .sell] && orders.allSatisfy { $0.status == "filled" })
+        #expect(orders[1].amount_gbp.text == String(format: "%.2f", sale.net))
+        #expect(try await close("", as: token).status == 404)  // nothing left
+        let account = try Growfolio.body(GAccount.self, try await h.investing("/api/v1/account", token: token).body)
+        #expect(account.cash_gbp.value > 900)
     }
 
     @Test("a schedule due without enough cash sends dca_failed with the reason; cash stays 0")

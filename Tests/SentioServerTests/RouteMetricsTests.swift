@@ -29,6 +29,7 @@ struct RouteMetricsTests {
         // The investing app.
         ["api", "v1", "auth", "token"], ["api", "v1", "account"], ["api", "v1", "positions"], ["api", "v1", "orders"],
         ["api", "v1", "transfers"], ["api", "v1", "dca", "schedules"], ["api", "v1", "dca", "schedules", "*"], ["api", "v1", "ws"],
+        ["api", "v1", "positions", "*"],
     ]
 
     /// A pattern's metrics label (`/api/v1/symbols/{id}` style).

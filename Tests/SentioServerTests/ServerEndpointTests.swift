@@ -185,7 +185,7 @@ struct ServerEndpointTests {
                   "/api/v1/analytics/spending", "/api/v1/goals", "/api/v1/goals/{id}/progress", "/hubs/family/negotiate",
                   "/hubs/family",
                   "/api/v1/auth/token", "/api/v1/account", "/api/v1/positions", "/api/v1/orders", "/api/v1/transfers",
-                  "/api/v1/dca/schedules", "/api/v1/dca/schedules/{id}", "/api/v1/ws"] {
+                  "/api/v1/dca/schedules", "/api/v1/dca/schedules/{id}", "/api/v1/ws", "/api/v1/positions/{symbol}"] {
             #expect(paths[p] != nil, "\(p) undocumented")
         }
     }

@@ -3,7 +3,8 @@
 
 Signs RS256 identity tokens with the test key (kid "test-key-1", the server's JWKS), signs in, deposits, creates a
 DCA schedule, connects, reads the welcome, subscribes to quotes, posts bars, sees quote_updated and the schedule
-execute as order_created -> order_fill -> dca_executed, answers heartbeats, refreshes the token; provokes the close
+execute as order_created -> order_fill -> dca_executed, withdraws and sells the position (order_fill, position_closed,
+cash_changed, transfer_complete at the next bar), answers heartbeats, refreshes the token; provokes the close
 codes 4001, 4003, 4005, 4002 (after token_expiring) and 1008 (no pong); then keeps one socket open, prints
 "awaiting shutdown" and expects server_shutdown then 4006. Exits non-zero on the first failed check.
 """
@@ -62,6 +63,16 @@ def envelope(text):
     check(TIMESTAMP.match(message["timestamp"]) is not None, f"timestamp {message['timestamp']}")
     check(isinstance(message["data"], dict), "data is an object")
     return message
+
+
+async def http_beside(ws, *args):
+    """`http(*args)` on a thread while the socket keeps its heartbeat deadline (a pong every second meanwhile: on a
+    loaded machine a few blocking calls in a row outlast interval + grace)."""
+    call = asyncio.ensure_future(asyncio.to_thread(http, *args))
+    while not call.done():
+        await ws.send(json.dumps({"type": "pong"}))
+        await asyncio.wait([call], timeout=1)
+    return call.result()
 
 
 async def read_until(ws, name, answer_heartbeats=True, seen=None, timeout=20):
@@ -145,6 +156,36 @@ async def main():
         check(fill["data"]["order_id"] == created["data"]["order_id"] and fill["data"]["status"] == "filled", f"order_fill {fill}")
         check(executed["data"]["order_id"] == created["data"]["order_id"] and executed["data"]["amount_gbp"] == "100.00", f"dca_executed {executed}")
         check(seen.index("order_created") < seen.index("order_fill") < seen.index("dca_executed"), f"order of events {seen}")
+        # A withdrawal (pending until the next bar) and a sale of the whole position (Alpaca's close position): at the
+        # next bar, order_fill (sell) -> position_closed -> cash_changed, then the withdrawal's transfer_complete.
+        status, withdrawal = await http_beside(ws, "POST", "/api/v1/transfers", {"direction": "OUTGOING", "amount": "50", "currency": "GBP"}, identity)
+        check(status == 202 and withdrawal["status"] == "PENDING" and withdrawal["direction"] == "OUTGOING", f"withdrawal {status} {withdrawal}")
+        status, body = await http_beside(ws, "POST", "/api/v1/transfers", {"direction": "OUTGOING", "amount": "100000", "currency": "GBP"}, identity)
+        check(status == 400 and body["error"].startswith("insufficient cash"), f"withdrawal over the cash {status} {body}")
+        status, sale = await http_beside(ws, "DELETE", "/api/v1/positions/TQQQ", None, identity)
+        check(status == 200 and sale["side"] == "sell" and sale["status"] == "new", f"close position {status} {sale}")
+        status, body = await http_beside(ws, "DELETE", "/api/v1/positions/TQQQ?qty=1&percentage=10", None, identity)
+        check(status == 400, f"qty and percentage {status} {body}")
+        sold = await read_until(ws, "order_created")
+        check(sold["data"]["order_id"] == sale["order_id"] and sold["data"]["side"] == "sell", f"sale's order_created {sold}")
+        status, body = await http_beside(ws, "POST", "/api/v1/bars", bars_ndjson(1735689600 + 3 * 86400, 1), INGEST, "application/x-ndjson")
+        check(status == 200, f"bars {status} {body}")
+        seen = []
+        fill = await read_until(ws, "order_fill", seen=seen)
+        check(fill["data"]["order_id"] == sale["order_id"] and fill["data"]["side"] == "sell" and fill["data"]["status"] == "filled"
+              and fill["data"]["filled_qty"] == executed["data"]["filled_qty"], f"sale's order_fill {fill}")
+        closed = await read_until(ws, "position_closed", seen=seen)
+        check(set(closed["data"]) == {"symbol", "quantity", "cost_gbp", "price_usd", "market_value_usd"}
+              and closed["data"]["symbol"] == "TQQQ" and closed["data"]["quantity"] == "0.00000000", f"position_closed {closed}")
+        cash = await read_until(ws, "cash_changed", seen=seen)
+        check(set(cash["data"]) == {"currency", "cash_gbp", "cash_usd", "fx_rate"} and cash["data"]["currency"] == "GBP", f"cash_changed {cash}")
+        complete = await read_until(ws, "transfer_complete", seen=seen)
+        check(set(complete["data"]) == {"transfer_id", "direction", "amount", "currency", "status"}
+              and complete["data"]["transfer_id"] == withdrawal["transfer_id"] and complete["data"]["direction"] == "OUTGOING"
+              and complete["data"]["status"] == "COMPLETE" and complete["data"]["amount"] == "50.00", f"transfer_complete {complete}")
+        check(seen.index("order_fill") < seen.index("position_closed") < seen.index("cash_changed") < seen.index("transfer_complete"), f"order of events {seen}")
+        status, positions = await http_beside(ws, "GET", "/api/v1/positions", None, identity)
+        check(status == 200 and positions["positions"] == [], f"positions after the sale {positions}")
         # 6. Heartbeats answered: the socket outlives interval + grace several times over.
         for _ in range(3):
             await read_until(ws, "heartbeat", timeout=interval * 5)

@@ -77,7 +77,7 @@ ALLOWANCE_PATHS=(/api/v1/auth/register /api/v1/auth/login /api/v1/children /api/
 EXCLUDES=(--exclude-path /hubs/family)
 # The investing app's endpoints take an Apple identity token: they run apart with it (below).
 INVESTING=(/api/v1/auth/token /api/v1/account /api/v1/positions /api/v1/orders /api/v1/transfers /api/v1/dca/schedules
-  /api/v1/dca/schedules/{id})
+  /api/v1/dca/schedules/{id} /api/v1/positions/{symbol})
 INCLUDES=()
 ALLOWANCE_INCLUDES=()
 for p in "${ACCOUNT_POSTS[@]}"; do EXCLUDES+=(--exclude-path "$p"); INCLUDES+=(--include-path "$p"); done
@@ -127,8 +127,8 @@ curl -sf -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $
   --seed 1 \
   --no-color
 # The investing app with the investor's Apple identity token: the reads and the deletion with all checks; the
-# writes (a schema-valid deposit or schedule may rightly be refused: an amount of 0, an empty symbol; a sign-in token
-# that does not verify) without positive_data_acceptance.
+# writes (a schema-valid deposit, withdrawal, schedule or sale may rightly be refused: an amount of 0, more than the
+# cash or the position, an empty symbol; a sign-in token that does not verify) without positive_data_acceptance.
 "$VENV/bin/st" run "$URL/openapi.json" \
   --checks all \
   --include-path /api/v1/account \
@@ -144,6 +144,7 @@ curl -sf -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $
   --include-path /api/v1/auth/token \
   --include-path /api/v1/transfers \
   --include-path /api/v1/dca/schedules \
+  --include-path /api/v1/positions/{symbol} \
   --exclude-checks positive_data_acceptance \
   --header "Authorization: Bearer $APPLE" \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-50}" \

@@ -148,6 +148,47 @@ struct LiveJournalTests {
         #expect(reopened.lastInputSeq == 2)
     }
 
+    /// The paper brokerage's rows of a batch go in the journal's commit (`sentio serve`: one transaction, one fsync,
+    /// per batch for both): written together, or — when either part cannot be written — neither.
+    @Test func aJointCommitWritesTheInvestingRowsInTheSameTransaction() throws {
+        let journal = try LiveJournal(database: try SentioDatabase(path: try temporaryDatabasePath("live")))
+        let bar = Bar(timestamp: 60, open: 1, high: 2, low: 0.5, close: 1.5, volume: 10)
+        var batch = LiveJournalBatch()
+        batch.append(.bar(symbol: "A", bar: bar))
+        var rows = InvestingRows()
+        rows.investors = [StoredInvestor(id: "u", email: nil, firstName: nil, lastName: nil, status: "ACTIVE", createdAt: 0)]
+        rows.marks = [StoredFeedMark(symbol: "A", time: 60, open: 1, close: 1.5, previousClose: nil)]
+        try journal.commit(&batch, alongside: rows)
+        #expect(batch.isEmpty && journal.lastInputSeq == 1)
+        #expect(try journal.database.loadInvesting() == rows)
+        // Rows alone (no journal input) are still written.
+        var empty = LiveJournalBatch()
+        var fx = InvestingRows()
+        fx.fx = [StoredFXDay(day: 1, rate: 1.25)]
+        try journal.commit(&empty, alongside: fx)
+        #expect(try journal.database.loadInvesting().fx == fx.fx)
+
+        // A transfer the schema refuses (amount ≤ 0): the bar is not journaled either, and the reverse.
+        let later = Bar(timestamp: 120, open: 1, high: 2, low: 0.5, close: 1.5, volume: 10)
+        batch.append(.bar(symbol: "A", bar: later))
+        var bad = InvestingRows()
+        bad.marks = [StoredFeedMark(symbol: "A", time: 120, open: 1, close: 1.5, previousClose: 1.5)]
+        bad.transfers = [StoredPaperTransfer(id: "t", userID: "u", direction: "INCOMING", amount: -1, currency: "GBP", status: "COMPLETE", createdAt: 0, sequence: 1)]
+        #expect(throws: (any Error).self) { try journal.commit(&batch, alongside: bad) }
+        #expect(journal.lastInputSeq == 1 && batch.inputCount == 1)
+        #expect(try journal.barCount() == 1)
+        #expect(try journal.database.loadInvesting().marks == rows.marks)
+        var conflicting = LiveJournalBatch()
+        conflicting.append(.bar(symbol: "A", bar: bar))  // a second bar at a journaled time
+        var good = InvestingRows()
+        good.marks = bad.marks
+        #expect(throws: (any Error).self) { try journal.commit(&conflicting, alongside: good) }
+        #expect(try journal.database.loadInvesting().marks == rows.marks)
+        try journal.commit(&batch, alongside: good)
+        #expect(journal.lastInputSeq == 2)
+        #expect(try journal.database.loadInvesting().marks == good.marks)
+    }
+
     @Test func resetDeletesEventsAndSnapshotsAndKeepsTheBars() throws {
         let journal = try LiveJournal(database: try SentioDatabase(path: try temporaryDatabasePath("live")))
         try journal.start(configurationJSON: #"{"a": 1}"#, resetting: false)

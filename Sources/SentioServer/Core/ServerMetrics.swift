@@ -7,9 +7,11 @@ final class ServerMetrics: Sendable {
     let barsIngested: Counter
     let webSocketClients: Gauge
     let commit: DurationHistogram
-    /// The investing app: the paper brokerage's commit of a batch, and the fan-out of its events to the sockets.
+    /// The investing app: the paper brokerage's commit of a batch (with the live session: their one joint commit),
+    /// and the fan-out of its events to the sockets (the events' encoding included, also recorded alone).
     let investingCommit: DurationHistogram
     let investingFanout: DurationHistogram
+    let investingEncode: DurationHistogram
     static let buckets: [Duration] = [.microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(10),
                                       .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5)]
 
@@ -19,9 +21,11 @@ final class ServerMetrics: Sendable {
         commit = registry.makeDurationHistogram(
             name: "sentio_journal_commit_seconds", buckets: Self.buckets, help: "Time to make an ingestion batch durable")
         investingCommit = registry.makeDurationHistogram(
-            name: "sentio_investing_commit_seconds", buckets: Self.buckets, help: "Time to make a batch durable in the paper brokerage")
+            name: "sentio_investing_commit_seconds", buckets: Self.buckets, help: "Time to make a batch durable in the paper brokerage (with the live session: their joint commit)")
         investingFanout = registry.makeDurationHistogram(
             name: "sentio_investing_fanout_seconds", buckets: Self.buckets, help: "Time to queue a batch's investing events on every socket")
+        investingEncode = registry.makeDurationHistogram(
+            name: "sentio_investing_encode_seconds", buckets: Self.buckets, help: "Time to encode a batch's investing events (part of the fan-out)")
         other = RouteMetrics(label: "other", registry: registry)
     }
 

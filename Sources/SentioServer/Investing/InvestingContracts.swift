@@ -110,7 +110,11 @@ struct InvestingOrder: Encodable, Sendable {
         reason = o.reason
         filledQty = String(format: "%.8f", filled ? o.quantity : 0)
         filledPrice = filled ? String(format: "%.4f", o.fillPriceUSD) : nil
-        amountGBP = String(format: "%.2f", filled ? o.quantity * o.fillPriceGBP + o.commissionGBP : o.amountGBP)
+        // A purchase: its cost once filled, its budget before; a sale: its net proceeds once filled, 0 before.
+        let amount = o.side == "sell"
+            ? (filled ? o.quantity * o.fillPriceGBP - o.commissionGBP : 0)
+            : (filled ? o.quantity * o.fillPriceGBP + o.commissionGBP : o.amountGBP)
+        amountGBP = String(format: "%.2f", amount)
         fxRate = filled ? String(format: "%.6f", o.fxRate) : nil
         commissionGBP = String(format: "%.2f", o.commissionGBP)
         dcaScheduleID = o.scheduleID
@@ -121,7 +125,7 @@ struct InvestingOrder: Encodable, Sendable {
 
 struct InvestingOrdersResponse: Encodable, Sendable { var orders: [InvestingOrder] }
 
-/// `POST /api/v1/transfers`.
+/// `POST /api/v1/transfers`: `direction` `INCOMING` (a deposit) or `OUTGOING` (a withdrawal, settled at the next bar).
 struct TransferRequest: Decodable, Sendable {
     var direction: String
     var amount: LenientDecimal

@@ -176,13 +176,21 @@ final class InvestingHub: Sendable {
             }
             // One task per event loop writes to all of its connections (not one task per connection).
             var perLoop: [ObjectIdentifier: (loop: any EventLoop, writes: [(ChannelSink, ByteBuffer, Int)])] = [:]
+            // A share of several messages is concatenated once for every connection with the same share (clients
+            // subscribed to the same symbols and channels): the bytes are built per share, not per client.
+            var shares: [[Int]: ByteBuffer] = [:]
             for c in touched {
                 var wire = frames[c.first]
                 if !c.more.isEmpty {
-                    wire = ByteBuffer()
-                    wire.reserveCapacity(frames[c.first].readableBytes + c.more.reduce(0) { $0 + frames[$1].readableBytes })
-                    wire.writeImmutableBuffer(frames[c.first])
-                    for i in c.more { wire.writeImmutableBuffer(frames[i]) }
+                    let key = [c.first] + c.more
+                    if let shared = shares[key] {
+                        wire = shared
+                    } else {
+                        wire = ByteBuffer()
+                        wire.reserveCapacity(key.reduce(0) { $0 + frames[$1].readableBytes })
+                        for i in key { wire.writeImmutableBuffer(frames[i]) }
+                        shares[key] = wire
+                    }
                 }
                 let count = 1 + c.more.count
                 if let sink = c.sink as? ChannelSink {

@@ -34,7 +34,7 @@ extension InvestingService: BearerTokenVerifier {
 
 extension SentioHTTPServer {
     /// Adds the investing app's routes: `POST /api/v1/auth/token`, `GET /api/v1/account`, `/api/v1/positions`,
-    /// `/api/v1/orders`, `POST /api/v1/transfers`, `GET|POST /api/v1/dca/schedules`,
+    /// `DELETE /api/v1/positions/{symbol}`, `/api/v1/orders`, `POST /api/v1/transfers`, `GET|POST /api/v1/dca/schedules`,
     /// `DELETE /api/v1/dca/schedules/{id}` and the WebSocket `/api/v1/ws`. Without an ``InvestingService`` (no
     /// `--apple-jwks`) they answer 503.
     func addInvestingRoutes(to routes: RouteTable) {
@@ -121,7 +121,30 @@ extension SentioHTTPServer {
                     try $0.transfer(userID: user, id: id, direction: body.direction, amount: body.amount.value, currency: body.currency, now: now)
                 }
             }
-            return try Self.encoded(TransferResponse(transfer), status: .created)
+            // A deposit is complete (201); a withdrawal is accepted, pending until the next bar (202).
+            return try Self.encoded(TransferResponse(transfer), status: transfer.status == "PENDING" ? .accepted : .created)
+        }
+        // Alpaca's close position: a market sale of all (default), `qty` shares or `percentage` % of the position,
+        // filled at the symbol's next bar.
+        // (The parameter is `{id}` as in `/api/v1/symbols/{id}`: the route's metrics label; OpenAPI names it `symbol`.)
+        member.delete("positions/{id}") { request, context in
+            let (investing, user) = try investor(context)
+            let symbol = try context.parameters.require("id").uppercased()
+            func number(_ name: String) throws -> Double? {
+                guard let text = request.uri.queryParameters.get(name) else { return nil }
+                guard text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil, let x = Double(text), x.isFinite else {
+                    throw ServerError(status: .badRequest, message: "\(name): '\(text)' is not a positive decimal")
+                }
+                return x
+            }
+            let quantity = try number("qty"), percentage = try number("percentage")
+            let now = Int64(Date().timeIntervalSince1970), id = UUID().uuidString.lowercased()
+            let order = try await offload {
+                try investing.perform {
+                    try $0.closePosition(userID: user, id: id, symbol: symbol, quantity: quantity, percentage: percentage, now: now)
+                }
+            }
+            return try Self.encoded(InvestingOrder(order))
         }
         member.get("dca/schedules") { _, context in
             let (investing, user) = try investor(context)

@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import SentioData
 import SentioLive
+import SentioStore
 
 /// The investing app's backend in `sentio serve`: SentioLive's `PaperBrokerage` (serialized behind a lock; every
 /// call writes its changes before it returns), the Apple identity verifier, and the WebSocket hub its events go to
@@ -57,24 +58,55 @@ public final class InvestingService: @unchecked Sendable {
         _ = try ingestMeasured(bars)
     }
 
-    /// ``ingest(_:)``, with the time of the brokerage's commit and of the fan-out to the sockets.
-    func ingestMeasured(_ bars: [FeedBar]) throws -> (commit: Duration, fanout: Duration) {
-        guard !bars.isEmpty else { return (.zero, .zero) }
+    /// ``ingest(_:)``, with the time of the brokerage's commit and of the fan-out to the sockets (and of its encoding).
+    func ingestMeasured(_ bars: [FeedBar]) throws -> (commit: Duration, encoding: Duration, fanout: Duration) {
+        guard !bars.isEmpty else { return (.zero, .zero, .zero) }
         let start = ContinuousClock.now
         let events = try lock.withLock { try brokerage.ingest(bars) }
         let committed = ContinuousClock.now
-        publish(events)
-        return (committed - start, ContinuousClock.now - committed)
+        let encoding = publish(events)
+        return (committed - start, encoding, ContinuousClock.now - committed)
     }
 
-    func publish(_ events: [PaperEvent]) {
-        guard !events.isEmpty else { return }
+    /// The store of the paper brokerage.
+    var database: SentioDatabase { brokerage.database }
+
+    /// Feeds bars to the brokerage and has `commit` write its changes: `commit` gets the rows to write in its own
+    /// transaction (the live journal's commit of the same bars: one commit, one fsync for both) and runs with the
+    /// brokerage locked; when it throws, the brokerage goes back to the stored state. The events are published
+    /// after it returned. Returns its value, the time to stage and commit, and the time of the fan-out (the events'
+    /// encoding included, also given alone).
+    func ingest<T>(_ bars: [FeedBar], committing commit: (InvestingRows) throws -> T) throws -> (T, commit: Duration, encoding: Duration, fanout: Duration) {
+        let start = ContinuousClock.now
+        let (value, events) = try lock.withLock { () throws -> (T, [PaperEvent]) in
+            let staged = brokerage.stage(bars)
+            do {
+                return (try commit(staged.rows), staged.events)
+            } catch {
+                try brokerage.discardStaged()
+                throw error
+            }
+        }
+        let committed = ContinuousClock.now
+        let encoding = publish(events)
+        return (value, committed - start, encoding, ContinuousClock.now - committed)
+    }
+
+    /// Encodes `events` (each once, whoever receives it) and queues them on the sockets; returns the time of the
+    /// encoding (the rest of the call is the hub's queueing).
+    @discardableResult
+    func publish(_ events: [PaperEvent]) -> Duration {
+        guard !events.isEmpty else { return .zero }
+        let start = ContinuousClock.now
         let now = Date().timeIntervalSince1970
-        hub.publish(events.map { e in
+        let messages = events.map { e in
             let m = InvestingWire.message(e, spreadBasisPoints: options.quoteSpreadBasisPoints)
             return InvestingHub.Outgoing(
                 channel: m.channel, symbol: m.symbol, userID: e.userID,
                 text: InvestingWire.envelope(type: "event", event: m.event, data: m.data, now: now))
-        })
+        }
+        let encoded = ContinuousClock.now - start
+        hub.publish(messages)
+        return encoded
     }
 }
