@@ -208,7 +208,7 @@ public struct BacktestStatistics: Sendable, Equatable {
         p.commissionsPaid = result.commissionsPaid
         p.orderCount = result.orders.count
         var rejected = 0
-        for o in result.orders where !o.isFilled { rejected += 1 }
+        for o in result.orders where o.rejection != nil { rejected += 1 }
         p.rejectedOrderCount = rejected
         if let xirr = moneyWeightedReturn {
             p.moneyWeightedReturnPercent = xirr(moneyWeightedCashFlows(result)).map { $0 * 100 }

@@ -16,6 +16,14 @@ public enum Decision: Sendable, Equatable {
     /// The deposit is an external cash flow: it is excluded from returns (time-weighted) and enters the
     /// money-weighted return.
     case contribute(amount: Double)
+    /// Place an order of the order model (type, time in force, quantity, bracket): see ``OrderRequest``. It
+    /// works beside the built-in decisions' orders; the configuration's default stop-loss and take-profit do not
+    /// apply to it (a bracket's levels are its own).
+    indirect case order(OrderRequest)
+    /// Place two orders that cancel each other: when one fills, the other is cancelled (`oco`).
+    indirect case oco(OrderRequest, OrderRequest)
+    /// Cancel every working order of the order model for this symbol (status `cancelled`, reason `strategy`).
+    case cancelOrders
 }
 
 /// What a strategy may know when it decides: the portfolio state at the close of the current bar.
