@@ -261,8 +261,13 @@ struct SimulationCore: ~Copyable {
     let fee: Double
     let slippage: Double
     let fillAtClose: Bool
+    let allowShort: Bool
 
     var cash: Double
+    /// Borrow fees paid on shorts (``BacktestConfiguration/borrowRate``).
+    var borrowFeesPaid = 0.0
+    /// The time of the previous step (`Int64.min` before the first): the borrow fee's interval.
+    var previousTime = Int64.min
     var commissionsPaid = 0.0
     var nextOrderID = 0
     /// The time of the step being processed (entry and exit times of trades).
@@ -311,6 +316,8 @@ struct SimulationCore: ~Copyable {
     var cashCurve: Curve<Double>
     var contributions: Curve<Double>
     var exposed: Curve<Bool>
+    /// Σ |shares| × close of the short positions at each step's close (only when short selling is allowed).
+    var shortValueCurve: Curve<Double>
     var stepContribution = 0.0
     var trades: [ClosedTrade] = []
     var orders: [OrderRecord] = []
@@ -336,6 +343,7 @@ struct SimulationCore: ~Copyable {
         fee = configuration.costs.feePerOrder
         slippage = configuration.costs.slippageBasisPoints / 10_000
         fillAtClose = configuration.fill == .close
+        allowShort = configuration.allowShort
         cash = configuration.initialCapital
         canonicalOrder = Slots(repeating: 0, count: symbolCount)
         canonicalOrder.assign(symbols.indices.sorted { symbols[$0] < symbols[$1] })
@@ -365,6 +373,7 @@ struct SimulationCore: ~Copyable {
         cashCurve = Curve(capacity: stepCapacity)
         contributions = Curve(capacity: stepCapacity)
         exposed = Curve(capacity: stepCapacity)
+        shortValueCurve = Curve(capacity: configuration.allowShort ? stepCapacity : 0)
     }
 
     deinit {
@@ -394,6 +403,7 @@ struct SimulationCore: ~Copyable {
         cashCurve.free()
         contributions.free()
         exposed.free()
+        shortValueCurve.free()
     }
 
     /// Cash plus every position at its last close.
@@ -401,7 +411,7 @@ struct SimulationCore: ~Copyable {
         var e = cash
         for k in 0..<symbolCount {
             let s = canonicalOrder[k]
-            if shares[s] > 0 { e += shares[s] * lastClose[s] }
+            if shares[s] != 0 { e += shares[s] * lastClose[s] }
         }
         return e
     }
@@ -416,6 +426,7 @@ struct SimulationCore: ~Copyable {
         currentStep = step
         stepContribution = 0
         if !holdingAdjustments.isEmpty { applyHoldingAdjustments(time: time) }
+        if allowShort { chargeBorrowFees(time: time) }
         let openAtStart = openCount
         var filledThisStep = false
 
@@ -463,6 +474,7 @@ struct SimulationCore: ~Copyable {
 
         // 3. Mark, then decide at the close.
         for s in 0..<symbolCount where hasBar[s] { lastClose[s] = bars.close(s, cursor[s]) }
+        if allowShort && openCount > 0 && liquidateIfBelowMaintenance(step: step) { filledThisStep = true }
         var equity = markedEquity()
         for k in 0..<symbolCount {
             let s = canonicalOrder[k]
@@ -491,6 +503,8 @@ struct SimulationCore: ~Copyable {
         cashCurve.append(cash)
         contributions.append(stepContribution)
         exposed.append(openAtStart > 0 || openCount > 0 || filledThisStep)
+        if allowShort { shortValueCurve.append(shortMarketValue()) }
+        previousTime = time
         for s in 0..<symbolCount where hasBar[s] { cursor[s] += 1 }
     }
 
@@ -550,6 +564,9 @@ struct SimulationCore: ~Copyable {
             let group = nextOrderID + 1
             placeOrder(first, symbol: s, step: step, ocoGroup: group)
             placeOrder(second, symbol: s, step: step, ocoGroup: group)
+            return false
+        case .orders(let requests):
+            for request in requests { placeOrder(request, symbol: s, step: step, ocoGroup: nil) }
             return false
         case .cancelOrders:
             cancelWorkingOrders(symbol: s, step: step, reason: .strategy)
@@ -613,7 +630,7 @@ struct SimulationCore: ~Copyable {
                 reject(symbol: s, side: .buy, step: step, reason: .invalidAmount)
                 return false
             }
-        } else if shares[s] > 0 {
+        } else if shares[s] != 0 {
             reject(symbol: s, side: .buy, step: step, reason: .positionAlreadyOpen)
             return false
         }
@@ -722,7 +739,7 @@ struct SimulationCore: ~Copyable {
         var open = [OpenPosition]()
         for k in 0..<symbolCount {
             let s = canonicalOrder[k]
-            guard shares[s] > 0 else { continue }
+            guard shares[s] != 0 else { continue }
             let value = shares[s] * lastClose[s]
             open.append(OpenPosition(
                 symbol: symbols[s], symbolIndex: s, entryStep: entryStep[s], entryBar: entryBar[s],
@@ -735,6 +752,6 @@ struct SimulationCore: ~Copyable {
             configuration: configuration, strategyName: strategyName, symbols: symbols,
             timestamps: timestamps, equity: equityCurve.array, cash: cashCurve.array, contributions: contributions.array,
             exposed: exposed.array, trades: trades, openPositions: open, orders: (orders + extraOrders).sorted { $0.id < $1.id },
-            commissionsPaid: commissionsPaid)
+            commissionsPaid: commissionsPaid, borrowFeesPaid: borrowFeesPaid, shortValue: shortValueCurve.array)
     }
 }

@@ -6,6 +6,8 @@ public enum ExitReason: String, Sendable, Codable {
     case signal
     case stopLoss = "stop-loss"
     case takeProfit = "take-profit"
+    /// Closed by the maintenance-margin rule (``BacktestConfiguration/maintenanceMargin``).
+    case liquidation
 }
 
 /// Why an order was not filled. Rejections are results: each one is logged in `BacktestResult.orders`.
@@ -34,6 +36,8 @@ public enum RejectionReason: String, Sendable, Codable {
     case invalidTimeInForce = "invalid-time-in-force"
     /// A sell that would open or increase a short position (or a sell bracket) without short selling allowed.
     case shortNotAllowed = "short-not-allowed"
+    /// A short sale the equity cannot margin (``BacktestConfiguration/margin``).
+    case insufficientMargin = "insufficient-margin"
 }
 
 public enum OrderSide: String, Sendable, Codable { case buy, sell }
@@ -87,7 +91,7 @@ public struct ClosedTrade: Sendable, Equatable {
     public var pnlPercent: Double
     /// Commissions and fees paid at entry and exit.
     public var commission: Double
-    /// `BUY`: the signal that opened the trade (long-only).
+    /// `BUY` for a long trade, `SELL` for a short one (whose ``shares`` are negative).
     public var signalType: String
     public var exitReason: ExitReason
 }
@@ -130,6 +134,12 @@ public struct BacktestResult: Sendable {
     public var orders: [OrderRecord]
     /// Commissions and fixed fees paid over the run.
     public var commissionsPaid: Double
+    /// Borrow fees paid on short positions (``BacktestConfiguration/borrowRate``), also taken from cash.
+    public var borrowFeesPaid: Double = 0
+    /// The short positions' market value `Σ |shares| × close` at each step's close, when short selling is allowed
+    /// (empty otherwise). With it, per step: net exposure `equity − cash` (= Σ shares × close) and gross exposure
+    /// `equity − cash + 2 × short value`.
+    public var shortValue: [Double] = []
 
     public var finalEquity: Double { equity.last ?? configuration.initialCapital }
     public var finalCash: Double { cash.last ?? configuration.initialCapital }

@@ -8,9 +8,9 @@
 /// - ``stop(_:)`` at `S`: a buy fills when `H ≥ S` at `max(O, S)`, a sell when `L ≤ S` at `min(O, S)`: a gap
 ///   through the stop fills at the open.
 /// - ``stopLimit(stop:limit:)``: the stop triggers as above, then the order is a limit order. A buy triggered
-///   inside the bar fills on that bar at `min(max(O, S), P)` only when `P ≥ S` (the limit is marketable at the
-///   trigger); with `P < S` the price would have to come back after the trigger, an order of events the bar
-///   does not tell, so it rests as a limit from the next bar (as backtesting.py). Sells mirror this.
+///   inside the bar fills on that bar at `min(max(O, S), P)` only when `P > S` (the limit is marketable past the
+///   trigger); with `P ≤ S` the price would have to come back after the trigger, an order of events the bar
+///   does not tell, so it rests as a limit from the next bar (backtesting.py's rule). Sells mirror this.
 /// - ``trailingStopPercent(_:)``, ``trailingStopAmount(_:)``: a stop that follows the best price since the order was
 ///   placed, starting from the decision close `C₀`: a sell's level is `M · (1 − p/100)` or `M − a` with `M` the
 ///   highest high (a buy's `m · (1 + p/100)` or `m + a` with `m` the lowest low). A bar is checked against the

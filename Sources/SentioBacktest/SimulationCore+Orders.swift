@@ -61,7 +61,7 @@ extension SimulationCore {
         var order = WorkingOrder(
             id: id, symbol: s, rank: canonicalRank[s], request: request, reason: reason, parentID: parentID,
             ocoGroup: ocoGroup, decidedStep: step, liveFromStep: step + 1, atClose: false, extreme: lastClose[s])
-        if let problem = request.problem(allowShort: false) {
+        if let problem = request.problem(allowShort: allowShort) {
             orders.append(record(order, step: step, rejection: problem))
             return
         }
@@ -211,7 +211,7 @@ extension SimulationCore {
                         if buy ? high >= stop : low <= stop {
                             book[i].triggered = true
                             // Marketable at the trigger: fills there; else the limit waits for the next bar.
-                            if buy ? limit >= stop : limit <= stop {
+                            if buy ? limit > stop : limit < stop {
                                 price = buy ? Swift.min(Swift.max(open, stop), limit) : Swift.max(Swift.min(open, stop), limit)
                             } else {
                                 book[i].limitFromStep = step + 1
@@ -275,8 +275,26 @@ extension SimulationCore {
         let fractional = configuration.fractionalShares
         book[i].done = true
         switch o.request.side {
+        case .buy where shares[s] < 0:
+            // Covers (part of) a short position; never more than it (an order does not reverse a position).
+            let fillPrice = price * (1 + slippage)
+            let held = -shares[s]
+            var quantity = quantity(of: o.request.quantity, at: fillPrice, whole: held)
+            if !fractional && quantity < held { quantity.round(.down) }
+            quantity = Swift.min(quantity, held)
+            guard quantity > 0 else {
+                orders.append(record(o, step: step, rejection: .zeroSize))
+                return false
+            }
+            cancelSiblings(of: o, step: step)
+            coverShort(symbol: s, step: step, quantity: quantity, referencePrice: price, reason: o.reason,
+                       decidedStep: o.decidedStep, orderID: o.id, detail: o.detail)
+            return true
         case .buy:
             let fill: BuyFill
+            // Longs are paid in cash; with short selling allowed, not with the cash the shorts' collateral holds:
+            // at most `(equity − margin × gross value) / margin`.
+            let cash = allowShort ? Swift.min(self.cash, (markedEquity() - configuration.margin * grossMarketValue()) / configuration.margin) : self.cash
             if case .shares(let n) = o.request.quantity {
                 let quantity = fractional ? n : n.rounded(.down)
                 let fillPrice = price * (1 + slippage)
@@ -315,19 +333,15 @@ extension SimulationCore {
             orders.append(filledRecord)
             placeBracket(of: o, quantity: fill.quantity, step: step, atOpen: atOpen)
             return true
-        case .sell:
-            guard shares[s] > 0 else {
+        case .sell where shares[s] <= 0:
+            guard allowShort else {
                 orders.append(record(o, step: step, rejection: .noOpenPosition))
                 return false
             }
+            return sellShort(i, step: step, price: price, atOpen: atOpen)
+        case .sell:
             let fillPrice = price * (1 - slippage)
-            var quantity: Double
-            switch o.request.quantity {
-            case .shares(let n): quantity = n
-            case .notional(let v): quantity = v / fillPrice
-            case .percentOfEquity(let p): quantity = markedEquity() * p / 100 / fillPrice
-            case .all: quantity = shares[s]
-            }
+            var quantity = quantity(of: o.request.quantity, at: fillPrice, whole: shares[s])
             if !fractional && quantity < shares[s] { quantity.round(.down) }
             quantity = Swift.min(quantity, shares[s])
             guard quantity > 0 else {
@@ -339,6 +353,164 @@ extension SimulationCore {
                            decidedStep: o.decidedStep, orderID: o.id, detail: o.detail)
             return true
         }
+    }
+
+    /// The shares an order's quantity asks for at `fillPrice` when it reduces a position of `whole` shares:
+    /// `n`, `notional / fillPrice`, `equity × percent / 100 / fillPrice`, or `whole` for ``OrderQuantity/all``.
+    func quantity(of q: OrderQuantity, at fillPrice: Double, whole: Double) -> Double {
+        switch q {
+        case .shares(let n): n
+        case .notional(let v): v / fillPrice
+        case .percentOfEquity(let p): markedEquity() * p / 100 / fillPrice
+        case .all: whole
+        }
+    }
+
+    /// Σ |shares| × last close of the short positions.
+    func shortMarketValue() -> Double {
+        var v = 0.0
+        for k in 0..<symbolCount {
+            let s = canonicalOrder[k]
+            if shares[s] < 0 { v -= shares[s] * lastClose[s] }
+        }
+        return v
+    }
+
+    /// Σ |shares| × last close of every position.
+    func grossMarketValue() -> Double {
+        var v = 0.0
+        for k in 0..<symbolCount {
+            let s = canonicalOrder[k]
+            if shares[s] != 0 { v += Swift.abs(shares[s]) * lastClose[s] }
+        }
+        return v
+    }
+
+    /// Opens or adds to a short position with book order `i` at reference price `price` (the symbol is flat or
+    /// short): sized by the quantity (``OrderQuantity/all``: all the margin available), then checked against the
+    /// initial margin (``BacktestConfiguration/margin``). Returns whether it filled.
+    mutating func sellShort(_ i: Int, step: Int, price: Double, atOpen: Bool) -> Bool {
+        let o = book[i]
+        let s = o.symbol
+        let margin = configuration.margin
+        let fillPrice = price * (1 - slippage)
+        let equity = markedEquity()
+        // The margin the other positions use, this symbol's short valued at the fill price.
+        let gross = grossMarketValue() - Swift.abs(shares[s]) * lastClose[s] + Swift.abs(shares[s]) * fillPrice
+        let available = equity - margin * gross
+        var quantity: Double
+        if case .all = o.request.quantity {
+            quantity = (available / margin - fee) / (fillPrice * (1 + commissionRate))
+        } else {
+            quantity = self.quantity(of: o.request.quantity, at: fillPrice, whole: 0)
+        }
+        guard quantity != .infinity else {
+            orders.append(record(o, step: step, rejection: .quantityOverflow))
+            return false
+        }
+        if !configuration.fractionalShares { quantity.round(.down) }
+        guard quantity > 0 else {
+            orders.append(record(o, step: step, rejection: available > 0 ? .zeroSize : .insufficientMargin))
+            return false
+        }
+        let proceeds = quantity * fillPrice
+        let commission = proceeds * commissionRate + fee
+        guard margin * proceeds + commission <= available else {
+            orders.append(record(o, step: step, rejection: .insufficientMargin))
+            return false
+        }
+        cancelSiblings(of: o, step: step)
+        cash += proceeds - commission
+        commissionsPaid += commission
+        if shares[s] == 0 {
+            entryStep[s] = step
+            entryBar[s] = cursor[s]
+            entryTime[s] = currentTime
+            entryCommission[s] = 0
+            costBasis[s] = 0
+            openCount += 1
+            stopPrice[s] = .nan
+            targetPrice[s] = .nan
+        }
+        shares[s] -= quantity
+        costBasis[s] -= proceeds
+        entryPrice[s] = costBasis[s] / shares[s]
+        entryCommission[s] += commission
+        var filled = record(o, step: step)
+        filled.fillPrice = fillPrice
+        filled.shares = quantity
+        filled.commission = commission
+        orders.append(filled)
+        placeBracket(of: o, quantity: quantity, step: step, atOpen: atOpen)
+        return true
+    }
+
+    /// Buys back `quantity` (≤ the short) shares of `s` at `referencePrice` (before slippage), logged as a closed
+    /// short trade of `−quantity` shares: `pnl = entry proceeds × q / |shares| − q · fill − entry commissions ×
+    /// q / |shares| − exit commission`, its percent of the entry proceeds. Covering is never refused for cash (it
+    /// reduces risk): the cash may go below zero only when the equity already has. Closing the whole short cancels
+    /// the symbol's bracket orders.
+    mutating func coverShort(symbol s: Int, step: Int, quantity: Double, referencePrice: Double, reason: ExitReason,
+                             decidedStep: Int, orderID: Int, detail: OrderDetail?) {
+        let held = -shares[s]
+        let whole = quantity >= held
+        let fillPrice = referencePrice * (1 + slippage)
+        let cost = quantity * fillPrice
+        let commission = cost * commissionRate + fee
+        cash -= cost + commission
+        commissionsPaid += commission
+        let entryProceeds = whole ? -costBasis[s] : -costBasis[s] * quantity / held
+        let entryCosts = whole ? entryCommission[s] : entryCommission[s] * quantity / held
+        let pnl = entryProceeds - cost - entryCosts - commission
+        trades.append(ClosedTrade(
+            symbol: symbols[s], symbolIndex: s, entryStep: entryStep[s], exitStep: step, entryBar: entryBar[s],
+            exitBar: cursor[s], entryTime: entryTime[s], exitTime: currentTime, entryPrice: entryPrice[s],
+            exitPrice: fillPrice, shares: -quantity, pnl: pnl, pnlPercent: pnl / entryProceeds * 100,
+            commission: entryCosts + commission, signalType: "SELL", exitReason: reason))
+        orders.append(OrderRecord(
+            id: orderID, symbol: s, side: .buy, reason: reason, decidedStep: decidedStep, resolvedStep: step,
+            rejection: nil, fillPrice: fillPrice, shares: quantity, commission: commission, detail: detail))
+        if whole {
+            shares[s] = 0
+            costBasis[s] = 0
+            entryCommission[s] = 0
+            openCount -= 1
+            if !book.isEmpty || !spawned.isEmpty {
+                cancelWorkingOrders(symbol: s, step: step, reason: .positionClosed, onlyBrackets: true)
+            }
+        } else {
+            shares[s] += quantity
+            costBasis[s] += entryProceeds
+            entryCommission[s] -= entryCosts
+        }
+    }
+
+    /// The borrow fee for the time since the previous step on the shorts held at its close:
+    /// `Σ |shares| × close × borrowRate × Δt / (365 × 86,400 s)`, taken from cash.
+    mutating func chargeBorrowFees(time: Int64) {
+        guard configuration.borrowRate > 0, previousTime != .min, openCount > 0 else { return }
+        let value = shortMarketValue()
+        guard value > 0 else { return }
+        let fee = value * configuration.borrowRate * Double(time - previousTime) / (365 * 86_400)
+        cash -= fee
+        borrowFeesPaid += fee
+    }
+
+    /// The maintenance-margin rule at a step's close: when `equity ≤ maintenanceMargin × gross value`, closes every
+    /// position at its last close (`liquidation`, canonical order). Returns whether it did.
+    mutating func liquidateIfBelowMaintenance(step: Int) -> Bool {
+        guard markedEquity() <= configuration.maintenanceMargin * grossMarketValue() else { return false }
+        for k in 0..<symbolCount {
+            let s = canonicalOrder[k]
+            if shares[s] > 0 {
+                closePosition(symbol: s, step: step, referencePrice: lastClose[s], reason: .liquidation, decidedStep: step,
+                              orderID: newOrderID())
+            } else if shares[s] < 0 {
+                coverShort(symbol: s, step: step, quantity: -shares[s], referencePrice: lastClose[s], reason: .liquidation,
+                           decidedStep: step, orderID: newOrderID(), detail: nil)
+            }
+        }
+        return true
     }
 
     /// Cancels the other working orders of `o`'s OCO group (`oco`).

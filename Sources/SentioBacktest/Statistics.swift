@@ -119,6 +119,14 @@ public struct PerformanceStatistics: Sendable, Equatable, Codable {
     public var averageHoldingDays: Double? = nil
     /// Share of steps during which some position was held, percent (backtesting.py's `Exposure Time`).
     public var exposurePercent: Double = 0
+    /// With short selling allowed (`nil` otherwise, and absent from the JSON): the mean over steps of the gross
+    /// exposure `Σ |shares × close| / equity × 100` and of the net exposure `Σ shares × close / equity × 100`
+    /// (shorts count negative), and the largest gross exposure; steps with equity ≤ 0 are left out.
+    public var averageGrossExposurePercent: Double? = nil
+    public var averageNetExposurePercent: Double? = nil
+    public var maxGrossExposurePercent: Double? = nil
+    /// Borrow fees paid on short positions (`nil` without short selling).
+    public var borrowFeesPaid: Double? = nil
     /// Commissions and fixed fees paid, open positions' entries included.
     public var commissionsPaid: Double = 0
     /// System quality number `√n × mean(pnl) / std(pnl, ddof 1)` (Van Tharp; backtesting.py's `SQN`).
@@ -206,6 +214,13 @@ public struct BacktestStatistics: Sendable, Equatable {
         for e in result.exposed where e { exposedSteps += 1 }
         p.exposurePercent = result.exposed.isEmpty ? 0 : Double(exposedSteps) / Double(result.exposed.count) * 100
         p.commissionsPaid = result.commissionsPaid
+        if !result.shortValue.isEmpty {
+            let exposure = grossAndNetExposure(result)
+            p.averageGrossExposurePercent = exposure.averageGross
+            p.averageNetExposurePercent = exposure.averageNet
+            p.maxGrossExposurePercent = exposure.maxGross
+            p.borrowFeesPaid = result.borrowFeesPaid
+        }
         p.orderCount = result.orders.count
         var rejected = 0
         for o in result.orders where o.rejection != nil { rejected += 1 }
@@ -326,4 +341,23 @@ public func maximumDrawdown(
     }
     if inDrawdown { close(at: n - 1) }
     return (depth, longest, longestSeconds)
+}
+
+/// The gross and net exposure of a run with short selling, in percent of equity, per step: net `= (equity − cash) /
+/// equity` (equity = cash + Σ shares × close) and gross `= (equity − cash + 2 × short value) / equity`; their means
+/// over the steps with positive equity and the largest gross (all `nil` without such a step or without the
+/// ``BacktestResult/shortValue`` curve).
+public func grossAndNetExposure(_ result: BacktestResult) -> (averageGross: Double?, averageNet: Double?, maxGross: Double?) {
+    guard result.shortValue.count == result.equity.count else { return (nil, nil, nil) }
+    var gross = 0.0, net = 0.0, maxGross = -Double.infinity, n = 0
+    for t in result.equity.indices where result.equity[t] > 0 {
+        let netValue = result.equity[t] - result.cash[t]
+        let g = (netValue + 2 * result.shortValue[t]) / result.equity[t] * 100
+        gross += g
+        net += netValue / result.equity[t] * 100
+        maxGross = Swift.max(maxGross, g)
+        n += 1
+    }
+    guard n > 0 else { return (nil, nil, nil) }
+    return (gross / Double(n), net / Double(n), maxGross)
 }

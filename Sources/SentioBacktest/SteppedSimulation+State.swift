@@ -43,6 +43,9 @@ public struct SteppedSimulationState: Sendable, Codable {
     var holdingAdjustmentCursor: [Int]?
     /// The order model's working orders (`nil`: none, so that snapshots without them keep their bytes).
     var book: [WorkingOrderState]?
+    /// Borrow fees paid (`nil`: none) and the short value curve (`nil` unless short selling is allowed).
+    var borrowFeesPaid: UInt64?
+    var shortValue: [UInt64]?
 
     /// Number of completed steps.
     public var stepCount: Int { historyBase.steps + timestamps.count }
@@ -127,7 +130,9 @@ extension SimulationCore {
             rsiValues: saved.rsiValues.isEmpty ? Array(repeating: Double.nan.bitPattern, count: symbolCount) : saved.rsiValues,
             dcaLastPeriod: saved.dcaLastPeriod, strategyState: saved.custom,
             holdingAdjustmentCursor: self.holdingAdjustmentCursor.isEmpty ? nil : self.holdingAdjustmentCursor,
-            book: self.book.isEmpty ? nil : self.book.map(WorkingOrderState.init))
+            book: self.book.isEmpty ? nil : self.book.map(WorkingOrderState.init),
+            borrowFeesPaid: self.borrowFeesPaid == 0 ? nil : self.borrowFeesPaid.bitPattern,
+            shortValue: !self.allowShort ? nil : history ? bits(self.shortValueCurve.array) : [])
     }
 }
 
@@ -228,6 +233,14 @@ extension SteppedSimulation {
                 resolvedStep: $0.resolvedStep, rejection: $0.rejection, fillPrice: Double(bitPattern: $0.fillPrice),
                 shares: Double(bitPattern: $0.shares), commission: Double(bitPattern: $0.commission),
                 detail: try $0.detail?.detail(), cancellation: $0.cancellation)
+        }
+        core.borrowFeesPaid = state.borrowFeesPaid.map(Double.init(bitPattern:)) ?? 0
+        core.previousTime = state.timestamps.last ?? state.historyBase.lastStepTime ?? .min
+        if configuration.allowShort {
+            guard let values = state.shortValue, values.count == steps else {
+                throw BacktestError("the simulation state's short value curve does not fit its steps")
+            }
+            core.shortValueCurve.replace(with: doubles(values))
         }
         core.book = []
         for o in state.book ?? [] {

@@ -22,6 +22,9 @@ public enum Decision: Sendable, Equatable {
     indirect case order(OrderRequest)
     /// Place two orders that cancel each other: when one fills, the other is cancelled (`oco`).
     indirect case oco(OrderRequest, OrderRequest)
+    /// Place several orders at once, in this order (each independent: a reversal is a closing order, then an
+    /// opening one, e.g. `[sell all, sell all]` from long to short with short selling allowed).
+    indirect case orders([OrderRequest])
     /// Cancel every working order of the order model for this symbol (status `cancelled`, reason `strategy`).
     case cancelOrders
 }

@@ -188,9 +188,9 @@ struct RandomOrderStrategy: Strategy, Codable {
             .percentOfEquity(Double.random(in: 1...40, using: &g)), .all,
         ]
         var r = OrderRequest(side: side, type: type, quantity: quantities[Int.random(in: 0..<4, using: &g)], timeInForce: tif)
-        if side == .buy && Bool.random(using: &g) {
-            r.stopLoss = c * (1 - Double.random(in: 0.01...0.08, using: &g))
-            r.takeProfit = Bool.random(using: &g) ? c * (1 + Double.random(in: 0.01...0.08, using: &g)) : nil
+        if Bool.random(using: &g) {  // a bracket: the stop-loss on the losing side, the take-profit on the other
+            r.stopLoss = c * (1 + up * Double.random(in: 0.01...0.08, using: &g))
+            r.takeProfit = Bool.random(using: &g) ? c * (1 - up * Double.random(in: 0.01...0.08, using: &g)) : nil
         }
         return r
     }
@@ -285,16 +285,10 @@ struct OrderModelPropertyTests {
         }
     }
 
-    @Test("live = backtest: random arrival orders and restarts from a JSON snapshot, bit for bit", arguments: Array(UInt64(1)...UInt64(8)))
-    func liveEqualsBacktest(seed: UInt64) throws {
-        let registry = StrategyRegistry()
-        try registry.register(StrategyDescriptor(name: "random-orders", summary: "random orders", settingKeys: ["random-orders.seed"]) {
-            RandomOrderStrategy(seed: UInt64(try $0.integer("random-orders.seed")))
-        })
-        let market = try randomMarket(symbols: 4, bars: 160, seed: 3_400 + seed, dropProbability: 0.15)
-        let config = Self.configuration(seed)
-        let reference = Self.canonical(try Backtest(config).run(RandomOrderStrategy(seed: seed), on: market))
-        let spec = StrategySpec(RandomOrderStrategy(seed: seed))
+    /// The market through a live engine with the symbols in a random order, bars arriving in random orders, and a
+    /// restart from a JSON snapshot (as a live session stores it) every 0 to 40 steps.
+    static func steppedWithRestarts(_ market: Market, config: BacktestConfiguration, spec: StrategySpec,
+                                    registry: StrategyRegistry, seed: UInt64) throws -> SteppedSimulation {
         var rng = SplitMix64(seed: seed ^ 0x3333)
         let symbols = market.symbols.shuffled(using: &rng)
         var simulation = try SteppedSimulation(configuration: config, strategy: spec, symbols: symbols, registry: registry)
@@ -304,7 +298,7 @@ struct OrderModelPropertyTests {
             let last = Swift.min(market.timeline.count - 1, step + Int(rng.next() % 40))
             try stepped(simulation, market, through: last, from: step, &rng)
             step = last + 1
-            // As a live snapshot stores it (SentioLive's LiveSnapshot: JSON, non-finite doubles as strings).
+            // As a live session stores it (SentioLive's LiveSnapshot: JSON, non-finite doubles as strings).
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
@@ -315,6 +309,20 @@ struct OrderModelPropertyTests {
             restarts += 1
         }
         #expect(restarts > 2)
+        return simulation
+    }
+
+    @Test("live = backtest: random arrival orders and restarts from a JSON snapshot, bit for bit", arguments: Array(UInt64(1)...UInt64(8)))
+    func liveEqualsBacktest(seed: UInt64) throws {
+        let registry = StrategyRegistry()
+        try registry.register(StrategyDescriptor(name: "random-orders", summary: "random orders", settingKeys: ["random-orders.seed"]) {
+            RandomOrderStrategy(seed: UInt64(try $0.integer("random-orders.seed")))
+        })
+        let market = try randomMarket(symbols: 4, bars: 160, seed: 3_400 + seed, dropProbability: 0.15)
+        let config = Self.configuration(seed)
+        let reference = Self.canonical(try Backtest(config).run(RandomOrderStrategy(seed: seed), on: market))
+        let simulation = try Self.steppedWithRestarts(
+            market, config: config, spec: StrategySpec(RandomOrderStrategy(seed: seed)), registry: registry, seed: seed)
         let live = Self.canonical(simulation.result())
         let firstDifference = live.indices.first { $0 >= reference.count || live[$0] != reference[$0] }
         #expect(live.count == reference.count && firstDifference == nil,
@@ -324,4 +332,152 @@ struct OrderModelPropertyTests {
 
 extension OrderRecord {
     var parentID: Int? { detail?.parentID }
+}
+
+// MARK: - Short selling
+
+private func shortConfiguration(margin: Double = 1, borrowRate: Double = 0, maintenance: Double = 0) -> BacktestConfiguration {
+    BacktestConfiguration(initialCapital: 10_000, costs: TradingCosts(), sizing: .allIn, allowShort: true,
+                          borrowRate: borrowRate, margin: margin, maintenanceMargin: maintenance)
+}
+
+private func short(_ quantity: OrderQuantity = .all, _ type: OrderType = .market, stopLoss: Double? = nil,
+                   takeProfit: Double? = nil) -> Decision {
+    .order(OrderRequest(side: .sell, type: type, quantity: quantity, stopLoss: stopLoss, takeProfit: takeProfit))
+}
+
+@Suite("Short selling: proceeds, borrow fee, margin, liquidation, exposure")
+struct ShortSellingTests {
+    @Test("a short: proceeds in cash, equity = cash − shares × close, a cover closes a SELL trade of negative shares")
+    func shortTrade() throws {
+        let rows: [(Double, Double, Double, Double)] = [(100, 100, 100, 100), (100, 100, 100, 100), (90, 90, 90, 90), (80, 80, 80, 80)]
+        let r = try run(rows, [0: short(.shares(10)), 1: buy(.market, .all)], configuration: shortConfiguration())
+        #expect(r.cash[1] == 11_000 && r.equity[1] == 10_000)
+        #expect(r.trades.count == 1 && r.trades[0].shares == -10 && r.trades[0].signalType == "SELL")
+        #expect(r.trades[0].pnl == 100 && r.trades[0].pnlPercent == 10 && r.trades[0].exitPrice == 90)
+        #expect(r.finalEquity == 10_100 && r.openPositions.isEmpty)
+        // Long-only (the default): the same sell is rejected.
+        let longOnly = try run(rows, [0: short(.shares(10))])
+        #expect(longOnly.orders[0].rejection == .noOpenPosition)
+    }
+
+    @Test("borrow fee: annual rate × short value at the previous close × elapsed time / 365 days")
+    func borrowFee() throws {
+        // Short 10 at 100 on day 1; held over days 1→2 and 2→3 at closes 100 and 100; rate 36.5 % a year: 1 a day.
+        let rows: [(Double, Double, Double, Double)] = flat(100, count: 4)
+        let r = try run(rows, [0: short(.shares(10))], configuration: shortConfiguration(borrowRate: 0.365))
+        expectClose(r.borrowFeesPaid, 2, relative: 1e-12)
+        expectClose(r.finalEquity, 10_000 - 2, relative: 1e-12)
+        let stats = BacktestStatistics(r, moneyWeightedReturn: nil)
+        #expect(stats.performance.borrowFeesPaid == r.borrowFeesPaid)
+        expectClose(stats.performance.maxGrossExposurePercent ?? 0, 1_000 / 9_998 * 100, relative: 1e-12)
+        expectClose(stats.performance.averageNetExposurePercent ?? 0,
+                    (0 - 10.0 - 1_000 / 9_999 * 100 - 1_000 / 9_998 * 100) / 4, relative: 1e-12)
+    }
+
+    @Test("margin: an all-in short sells equity / margin; a short beyond it is rejected; longs cannot spend the collateral")
+    func margin() throws {
+        let rows: [(Double, Double, Double, Double)] = flat(100, count: 3)
+        var r = try run(rows, [0: short()], configuration: shortConfiguration())
+        #expect(r.orders[0].shares == 100)
+        r = try run(rows, [0: short()], configuration: shortConfiguration(margin: 0.5))
+        #expect(r.orders[0].shares == 200)
+        r = try run(rows, [0: short(.shares(101))], configuration: shortConfiguration())
+        #expect(r.orders[0].rejection == .insufficientMargin)
+        // Short 50 (5,000 of the 10,000 equity as margin): a long can use the other 5,000 only.
+        let two = try Market([dailySeries("A", rows), dailySeries("B", rows)])
+        let script = ScriptedStrategy(script: [0: [0: short(.shares(50))], 1: [1: buy(.market, .all)]])
+        r = try Backtest(shortConfiguration()).run(script, on: two)
+        #expect(r.orders.map(\.shares) == [50, 50])
+    }
+
+    @Test("liquidation: equity at or below the maintenance margin closes everything at the close; short brackets")
+    func liquidation() throws {
+        let rows: [(Double, Double, Double, Double)] = [(100, 100, 100, 100), (100, 100, 100, 100), (150, 210, 150, 210), (210, 210, 210, 210)]
+        var r = try run(rows, [0: short()], configuration: shortConfiguration())
+        #expect(r.trades.count == 1 && r.trades[0].exitReason == .liquidation && r.trades[0].exitStep == 2)
+        #expect(r.trades[0].exitPrice == 210 && r.finalEquity == -1_000 && r.openPositions.isEmpty)
+        r = try run(rows, [0: short()], configuration: shortConfiguration(maintenance: 0.3))  // 10,000 − 5,000 ≤ 0.3 × 15,000
+        #expect(r.trades.first?.exitReason == .liquidation && r.trades.first?.exitStep == 2)
+        // A short bracket: the stop-loss above fills at the open it gaps to.
+        r = try run(rows, [0: short(.shares(10), stopLoss: 120, takeProfit: 80)], configuration: shortConfiguration())
+        #expect(r.trades.count == 1 && r.trades[0].exitReason == .stopLoss && r.trades[0].exitPrice == 150)
+        #expect(r.orders.contains { $0.cancellation == .oco })
+    }
+}
+
+@Suite("Short selling properties (seeded random orders on random markets)")
+struct ShortSellingPropertyTests {
+    static func configuration(_ seed: UInt64) -> BacktestConfiguration {
+        var c = OrderModelPropertyTests.configuration(seed)
+        var g = SplitMix64(seed: seed ^ 0x5555)
+        c.allowShort = true
+        c.borrowRate = Double.random(in: 0...0.1, using: &g)
+        c.margin = [1, 0.5, 0.25][Int(seed % 3)]
+        c.maintenanceMargin = seed % 2 == 0 ? 0 : c.margin / 2
+        return c
+    }
+
+    @Test("equity = cash + Σ shares × close; cash = capital ± fills − borrow fees; below maintenance only when flat; fills in range",
+          arguments: Array(UInt64(1)...UInt64(16)))
+    func invariants(seed: UInt64) throws {
+        let market = try randomMarket(symbols: 3, bars: 250, seed: 5_500 + seed)
+        let config = Self.configuration(seed)
+        let r = try Backtest(config).run(RandomOrderStrategy(seed: seed), on: market)
+        let slip = config.costs.slippageBasisPoints / 10_000
+        #expect(r.trades.contains { $0.shares < 0 }, "the random strategy must short")
+        var shares = [Double](repeating: 0, count: 3), mark = [Double](repeating: .nan, count: 3), cursor = [0, 0, 0]
+        var byStep = [Int: [OrderRecord]]()
+        var cash = config.initialCapital
+        for o in r.orders where o.isFilled {
+            byStep[o.resolvedStep, default: []].append(o)
+            let notional = o.shares * o.fillPrice
+            cash += o.side == .buy ? -notional - o.commission : notional - o.commission
+            let series = market.series[o.symbol]
+            let bar = try #require(series.timestamps.firstIndex(of: r.timestamps[o.resolvedStep]))
+            let reference = o.side == .buy ? o.fillPrice / (1 + slip) : o.fillPrice / (1 - slip)
+            #expect(reference >= series.low[bar] * (1 - 1e-9) && reference <= series.high[bar] * (1 + 1e-9), "order \(o.id)")
+        }
+        expectClose(cash - r.borrowFeesPaid, r.finalCash, relative: 1e-9, absolute: 1e-6, "cash from the order log")
+        #expect(Set(r.orders.map(\.id)).count == r.orders.count)
+        for (t, time) in r.timestamps.enumerated() {
+            for o in byStep[t] ?? [] { shares[o.symbol] += o.side == .buy ? o.shares : -o.shares }
+            for s in 0..<3 where cursor[s] < market.series[s].count && market.series[s].timestamps[cursor[s]] == time {
+                mark[s] = market.series[s].close[cursor[s]]
+                cursor[s] += 1
+            }
+            var expected = r.cash[t], gross = 0.0, shortValue = 0.0
+            for s in 0..<3 where abs(shares[s]) > 1e-9 {
+                expected += shares[s] * mark[s]
+                gross += abs(shares[s]) * mark[s]
+                if shares[s] < 0 { shortValue -= shares[s] * mark[s] }
+            }
+            expectClose(r.equity[t], expected, relative: 1e-9, absolute: 1e-6, "step \(t)")
+            expectClose(r.shortValue[t], shortValue, relative: 1e-9, absolute: 1e-6, "short value at step \(t)")
+            if gross > 1e-6 {
+                #expect(r.equity[t] > config.maintenanceMargin * gross, "step \(t): a position open below the maintenance margin")
+            }
+        }
+    }
+
+    @Test("live = backtest with shorts: random arrival orders and restarts", arguments: Array(UInt64(1)...UInt64(6)))
+    func liveEqualsBacktest(seed: UInt64) throws {
+        let registry = StrategyRegistry()
+        try registry.register(StrategyDescriptor(name: "random-orders", summary: "random orders", settingKeys: ["random-orders.seed"]) {
+            RandomOrderStrategy(seed: UInt64(try $0.integer("random-orders.seed")))
+        })
+        let market = try randomMarket(symbols: 4, bars: 160, seed: 5_600 + seed, dropProbability: 0.15)
+        let config = Self.configuration(seed)
+        let backtest = try Backtest(config).run(RandomOrderStrategy(seed: seed), on: market)
+        let reference = OrderModelPropertyTests.canonical(backtest) + ["fees \(backtest.borrowFeesPaid.bitPattern)"]
+            + backtest.shortValue.map { "\($0.bitPattern)" }
+        let live = try OrderModelPropertyTests.steppedWithRestarts(
+            market, config: config, spec: StrategySpec(RandomOrderStrategy(seed: seed)), registry: registry, seed: seed)
+        let result = live.result()
+        let canonical = OrderModelPropertyTests.canonical(result) + ["fees \(result.borrowFeesPaid.bitPattern)"]
+            + result.shortValue.map { "\($0.bitPattern)" }
+        let firstDifference = canonical.indices.first { $0 >= reference.count || canonical[$0] != reference[$0] }
+        #expect(canonical.count == reference.count && firstDifference == nil,
+                "first difference: \(firstDifference.map { "\(canonical[$0]) vs \(reference[$0])" } ?? "none")")
+    }
 }
