@@ -565,6 +565,13 @@ struct SimulationCore: ~Copyable {
             placeOrder(first, symbol: s, step: step, ocoGroup: group)
             placeOrder(second, symbol: s, step: step, ocoGroup: group)
             return false
+        case .targetWeight(let weight, let tolerance):
+            let equity = markedEquity()
+            let current = equity > 0 ? shares[s] * lastClose[s] / equity : 0
+            guard !(Swift.abs(current - weight) <= tolerance) else { return false }
+            let side: OrderSide = weight > current ? .buy : .sell
+            placeOrder(OrderRequest(side: side, quantity: .targetPercent(weight * 100)), symbol: s, step: step, ocoGroup: nil)
+            return false
         case .orders(let requests):
             for request in requests { placeOrder(request, symbol: s, step: step, ocoGroup: nil) }
             return false

@@ -79,6 +79,11 @@ public enum OrderQuantity: Sendable, Equatable, Hashable {
     case percentOfEquity(Double)
     /// A buy: all the cash (the all-in rule); a sell: the whole position.
     case all
+    /// Trade to a position worth this percent of the marked equity at fill time (`60` = 60 %, in [0, 100]): a buy
+    /// spends `target − shares × price` by the buy sizing rule (capped by cash), a sell sells
+    /// `shares − target / fill price` (whole shares rounded down unless fractional). What ``Decision/targetWeight(_:tolerance:)``
+    /// places.
+    case targetPercent(Double)
 
     /// The CSV and JSON spelling of the kind: `shares`, `notional`, `percent`, `all`.
     public var kind: String {
@@ -87,6 +92,7 @@ public enum OrderQuantity: Sendable, Equatable, Hashable {
         case .notional: "notional"
         case .percentOfEquity: "percent"
         case .all: "all"
+        case .targetPercent: "target-percent"
         }
     }
 }
@@ -138,6 +144,7 @@ public struct OrderRequest: Sendable, Equatable, Hashable {
         switch quantity {
         case .shares(let x), .notional(let x): if !(x.isFinite && x > 0) { return .invalidAmount }
         case .percentOfEquity(let p): if !(p.isFinite && p > 0 && p <= 100) { return .invalidAmount }
+        case .targetPercent(let p): if !(p.isFinite && p >= 0 && p <= 100) { return .invalidAmount }
         case .all: break
         }
         func valid(_ p: Double) -> Bool { p.isFinite && p > 0 }

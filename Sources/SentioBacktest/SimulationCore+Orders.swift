@@ -314,6 +314,7 @@ extension SimulationCore {
                 switch o.request.quantity {
                 case .notional(let v): budget = v
                 case .percentOfEquity(let p): budget = markedEquity() * p / 100
+                case .targetPercent(let p): budget = Swift.max(0, markedEquity() * p / 100 - shares[s] * price)
                 default: budget = cash
                 }
                 switch BuyFill.size(budget: budget, cash: cash, price: price, costs: configuration.costs, fractionalShares: fractional) {
@@ -363,6 +364,7 @@ extension SimulationCore {
         case .notional(let v): v / fillPrice
         case .percentOfEquity(let p): markedEquity() * p / 100 / fillPrice
         case .all: whole
+        case .targetPercent(let p): Swift.max(0, whole - markedEquity() * p / 100 / fillPrice)
         }
     }
 
@@ -598,7 +600,7 @@ struct OrderDetailState: Sendable, Codable, Equatable {
         timeInForce = d.timeInForce
         quantity = d.quantity.kind
         switch d.quantity {
-        case .shares(let x), .notional(let x), .percentOfEquity(let x): amount = x.bitPattern
+        case .shares(let x), .notional(let x), .percentOfEquity(let x), .targetPercent(let x): amount = x.bitPattern
         case .all: amount = 0
         }
         parentID = d.parentID
@@ -623,6 +625,7 @@ struct OrderDetailState: Sendable, Codable, Equatable {
         case "notional": q = .notional(x)
         case "percent": q = .percentOfEquity(x)
         case "all": q = .all
+        case "target-percent": q = .targetPercent(x)
         default: throw BacktestError("unknown order quantity \(quantity) in the simulation state")
         }
         return OrderDetail(type: t, timeInForce: timeInForce, quantity: q, parentID: parentID, ocoGroup: ocoGroup)

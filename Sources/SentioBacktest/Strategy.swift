@@ -25,6 +25,11 @@ public enum Decision: Sendable, Equatable {
     /// Place several orders at once, in this order (each independent: a reversal is a closing order, then an
     /// opening one, e.g. `[sell all, sell all]` from long to short with short selling allowed).
     indirect case orders([OrderRequest])
+    /// Trade symbol `context.symbol` to `weight` of the marked equity (in [0, 1]; 0.6 = 60 %): when the current weight
+    /// `shares × close / equity` differs from it by more than `tolerance` (a band in weight units, 0.05 = 5 points),
+    /// a market order for the difference (``OrderQuantity/targetPercent(_:)``, sized at the fill with the sizing and cost
+    /// rules) is placed; within the band nothing is.
+    case targetWeight(Double, tolerance: Double = 0)
     /// Cancel every working order of the order model for this symbol (status `cancelled`, reason `strategy`).
     case cancelOrders
 }

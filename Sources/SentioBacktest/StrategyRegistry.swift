@@ -191,5 +191,13 @@ public final class StrategyRegistry: @unchecked Sendable {
             return DollarCostAveragingStrategy(
                 amount: amount, every: every, symbols: list == "(all)" ? nil : list.split(separator: ",").map(String.init))
         },
+        StrategyDescriptor(
+            name: "rebalance", summary: "Hold fixed weights, rebalanced every week, month or quarter, or when they drift.",
+            settingKeys: ["rebalance.weights", "rebalance.every"]
+        ) { inputs in
+            try RebalanceStrategy(
+                weights: try RebalanceStrategy.parseWeights(try inputs.text("rebalance.weights")),
+                schedule: try RebalanceStrategy.parseSchedule(try inputs.text("rebalance.every")))
+        },
     ]
 }

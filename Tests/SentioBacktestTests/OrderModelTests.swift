@@ -481,3 +481,47 @@ struct ShortSellingPropertyTests {
                 "first difference: \(firstDifference.map { "\(canonical[$0]) vs \(reference[$0])" } ?? "none")")
     }
 }
+
+// MARK: - Target weights and rebalancing
+
+@Suite("Target weights and the rebalance strategy")
+struct RebalanceTests {
+    @Test("targetWeight trades to the weight at the next open; within the tolerance band nothing is placed")
+    func targetWeight() throws {
+        let rows: [(Double, Double, Double, Double)] = [(100, 100, 100, 100), (100, 100, 100, 100), (125, 125, 125, 125), (125, 125, 125, 125)]
+        // 50 % of 10,000 at 100: 50 shares. At 125 the weight is 6,250 / 11,250 = 55.6 %: 5.6 points off.
+        var r = try run(rows, [0: .targetWeight(0.5), 2: .targetWeight(0.5, tolerance: 0.06)])
+        #expect(r.orders.count == 1 && r.orders[0].shares == 50 && r.orders[0].detail?.quantity == .targetPercent(50))
+        r = try run(rows, [0: .targetWeight(0.5), 2: .targetWeight(0.5, tolerance: 0.05)])
+        // Sell back to 50 % of 11,250 at 125: 45 shares kept, 5 sold.
+        #expect(r.orders.map(\.side) == [.buy, .sell] && r.orders[1].shares == 5 && r.openPositions[0].shares == 45)
+        r = try run(rows, [0: .targetWeight(0.5), 1: .targetWeight(0)])
+        #expect(r.openPositions.isEmpty && r.trades.count == 1)
+    }
+
+    @Test("rebalance: fixed weights every month, or on drift; settings round-trip through the registry")
+    func rebalance() throws {
+        let market = try randomMarket(symbols: 3, bars: 400, seed: 4_401, dropProbability: 0)
+        let weights = ["S0": 0.5, "S1": 0.3]
+        let monthly = try RebalanceStrategy(weights: weights, schedule: .every(.month))
+        let config = BacktestConfiguration(costs: TradingCosts(commissionRate: 0.001), sizing: .allIn, fractionalShares: true)
+        let r = try Backtest(config).run(monthly, on: market)
+        // One rebalancing order per symbol with a weight and a month at most (S2 has weight 0 and is never held).
+        let months = Set(r.timestamps.map { RebalancePeriod.month.periodKey(epochSeconds: $0) }).count
+        #expect(r.orders.count <= 2 * months && r.orders.count >= months)
+        // A target order whose difference vanished between the decision close and the fill is rejected zero-size.
+        #expect(r.orders.allSatisfy { $0.symbol != 2 && ($0.isFilled || $0.rejection == .zeroSize) },
+                "\(r.orders.filter { !$0.isFilled }.map { "\($0.symbol) \($0.side) \(String(describing: $0.rejection))" })")
+        #expect(r.orders.filter(\.isFilled).count >= months)
+        // After each rebalance the weights are back near their targets (the fill is at the open, marked at the close).
+        let drift = try Backtest(config).run(try RebalanceStrategy(weights: weights, schedule: .drift(band: 0.02)), on: market)
+        #expect(drift.orders.count > 2)
+        let spec = StrategySpec(monthly)
+        #expect(spec.description == "rebalance rebalance.weights=S0=0.5,S1=0.3 rebalance.every=month")
+        #expect(StrategySpec(try StrategyRegistry.shared.make(spec)) == spec)
+        #expect(throws: BacktestError.self) { try RebalanceStrategy(weights: ["A": 0.7, "B": 0.4], schedule: .every(.week)) }
+        #expect(throws: BacktestError.self) { try RebalanceStrategy.parseWeights("A=0.5,B") }
+        #expect(throws: BacktestError.self) { try RebalanceStrategy.parseSchedule("year") }
+        #expect(RebalancePeriod.quarter.periodKey(epochSeconds: 1_711_843_200) != RebalancePeriod.quarter.periodKey(epochSeconds: 1_711_929_600))
+    }
+}

@@ -197,7 +197,7 @@ struct StrategyProtocolTests {
         #expect(throws: BacktestError("strategy rsi: missing setting rsi.upper")) {
             try registry.make(StrategySpec(name: "rsi", settings: [("rsi.period", "3"), ("rsi.lower", "2")]))
         }
-        #expect(throws: BacktestError("unknown strategy macd; registered: sentio, rsi, buy-and-hold, dca")) {
+        #expect(throws: BacktestError("unknown strategy macd; registered: sentio, rsi, buy-and-hold, dca, rebalance")) {
             try registry.make(StrategySpec(name: "macd"))
         }
         #expect(throws: BacktestError("a strategy named rsi is already registered")) {
