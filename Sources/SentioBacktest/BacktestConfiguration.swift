@@ -163,6 +163,8 @@ public enum StrategyKind: String, Sendable, Codable, CaseIterable {
     case buyAndHold = "buy-and-hold"
     /// ``DollarCostAveragingStrategy``: starts with no cash and deposits every period.
     case dca
+    /// ``RebalanceStrategy``: fixed weights, rebalanced every period or on drift.
+    case rebalance
 }
 
 /// How entries are sized, by the name a front end spells it (``PositionSizing`` without its parameter).
@@ -219,6 +221,12 @@ public struct BacktestRequest: Sendable, Equatable {
     public var investorCurrency: String?
     /// The Sentio signal model's parameters (`sentio` only); `nil`: the defaults, `SignalModelConfig()`.
     public var signalModel: SignalModelConfig?
+    /// Rebalance: the target weights as text, `SYMBOL=WEIGHT,...` (`TQQQ=0.6,SQQQ=0.4`).
+    public var rebalanceWeights: String? = nil
+    /// Rebalance: the calendar period (default: month unless ``rebalanceDrift`` is given).
+    public var rebalanceEvery: RebalancePeriod? = nil
+    /// Rebalance: rebalance when a weight drifts more than this band (weight units, 0.05 = 5 points) instead.
+    public var rebalanceDrift: Double? = nil
 
     public init(
         strategy: StrategyKind = .sentio, initialCapital: Double? = nil, commissionRate: Double = Defaults.commissionRate,
@@ -226,7 +234,8 @@ public struct BacktestRequest: Sendable, Equatable {
         maxPositions: Int? = nil, fraction: Double? = nil, fractionalShares: Bool = false, stopLossPercent: Double? = nil,
         takeProfitPercent: Double? = nil, rsiPeriod: Int? = nil, rsiLower: Double? = nil, rsiUpper: Double? = nil,
         dcaAmount: Double? = nil, dcaPeriod: ContributionPeriod? = nil, investorCurrency: String? = nil,
-        signalModel: SignalModelConfig? = nil
+        signalModel: SignalModelConfig? = nil, rebalanceWeights: String? = nil, rebalanceEvery: RebalancePeriod? = nil,
+        rebalanceDrift: Double? = nil
     ) {
         self.strategy = strategy
         self.initialCapital = initialCapital
@@ -247,6 +256,9 @@ public struct BacktestRequest: Sendable, Equatable {
         self.dcaPeriod = dcaPeriod
         self.investorCurrency = investorCurrency
         self.signalModel = signalModel
+        self.rebalanceWeights = rebalanceWeights
+        self.rebalanceEvery = rebalanceEvery
+        self.rebalanceDrift = rebalanceDrift
     }
 
     /// The signal model with its default: `signalModel`, else `SignalModelConfig()`.
@@ -296,6 +308,11 @@ public struct BacktestRequest: Sendable, Equatable {
         case .dca:
             let dca = resolvedDCA
             return .dca(amount: dca.amount, every: dca.period)
+        case .rebalance:
+            let text = rebalanceWeights ?? ""
+            let weights = (try? RebalanceStrategy.parseWeights(text)).map(RebalanceStrategy.format) ?? text
+            let every = rebalanceDrift.map { "drift:\($0)" } ?? (rebalanceEvery ?? .month).rawValue
+            return StrategySpec(name: "rebalance", settings: [("rebalance.weights", weights), ("rebalance.every", every)])
         }
     }
 

@@ -119,14 +119,6 @@ public struct PerformanceStatistics: Sendable, Equatable, Codable {
     public var averageHoldingDays: Double? = nil
     /// Share of steps during which some position was held, percent (backtesting.py's `Exposure Time`).
     public var exposurePercent: Double = 0
-    /// With short selling allowed (`nil` otherwise, and absent from the JSON): the mean over steps of the gross
-    /// exposure `Σ |shares × close| / equity × 100` and of the net exposure `Σ shares × close / equity × 100`
-    /// (shorts count negative), and the largest gross exposure; steps with equity ≤ 0 are left out.
-    public var averageGrossExposurePercent: Double? = nil
-    public var averageNetExposurePercent: Double? = nil
-    public var maxGrossExposurePercent: Double? = nil
-    /// Borrow fees paid on short positions (`nil` without short selling).
-    public var borrowFeesPaid: Double? = nil
     /// Commissions and fixed fees paid, open positions' entries included.
     public var commissionsPaid: Double = 0
     /// System quality number `√n × mean(pnl) / std(pnl, ddof 1)` (Van Tharp; backtesting.py's `SQN`).
@@ -145,6 +137,9 @@ public struct BacktestStatistics: Sendable, Equatable {
     public var performance: PerformanceStatistics
     /// Periods per year, risk-free rate and degrees of freedom behind the figures.
     public var conventions: StatisticsConventions
+    /// The exposure of a run with short selling allowed; `nil` otherwise (kept out of ``performance``, whose figures
+    /// are the summary contract's).
+    public var shortSelling: ShortSellingStatistics?
 
     /// A figure of ``performance`` (`statistics.finalEquity`).
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<PerformanceStatistics, Value>) -> Value {
@@ -214,13 +209,6 @@ public struct BacktestStatistics: Sendable, Equatable {
         for e in result.exposed where e { exposedSteps += 1 }
         p.exposurePercent = result.exposed.isEmpty ? 0 : Double(exposedSteps) / Double(result.exposed.count) * 100
         p.commissionsPaid = result.commissionsPaid
-        if !result.shortValue.isEmpty {
-            let exposure = grossAndNetExposure(result)
-            p.averageGrossExposurePercent = exposure.averageGross
-            p.averageNetExposurePercent = exposure.averageNet
-            p.maxGrossExposurePercent = exposure.maxGross
-            p.borrowFeesPaid = result.borrowFeesPaid
-        }
         p.orderCount = result.orders.count
         var rejected = 0
         for o in result.orders where o.rejection != nil { rejected += 1 }
@@ -229,6 +217,12 @@ public struct BacktestStatistics: Sendable, Equatable {
             p.moneyWeightedReturnPercent = xirr(moneyWeightedCashFlows(result)).map { $0 * 100 }
         }
         performance = p
+        if !result.shortValue.isEmpty {
+            let exposure = grossAndNetExposure(result)
+            shortSelling = ShortSellingStatistics(
+                averageGrossExposurePercent: exposure.averageGross, averageNetExposurePercent: exposure.averageNet,
+                maxGrossExposurePercent: exposure.maxGross, borrowFeesPaid: result.borrowFeesPaid)
+        }
     }
 }
 
@@ -360,4 +354,16 @@ public func grossAndNetExposure(_ result: BacktestResult) -> (averageGross: Doub
     }
     guard n > 0 else { return (nil, nil, nil) }
     return (gross / Double(n), net / Double(n), maxGross)
+}
+
+/// The exposure figures of a run with short selling allowed (``BacktestStatistics/shortSelling``).
+public struct ShortSellingStatistics: Sendable, Equatable, Codable {
+    /// The mean over steps of the gross exposure `Σ |shares × close| / equity × 100` (steps with equity ≤ 0 left out).
+    public var averageGrossExposurePercent: Double?
+    /// The mean over steps of the net exposure `Σ shares × close / equity × 100` (shorts count negative).
+    public var averageNetExposurePercent: Double?
+    /// The largest gross exposure.
+    public var maxGrossExposurePercent: Double?
+    /// Borrow fees paid on short positions.
+    public var borrowFeesPaid: Double
 }

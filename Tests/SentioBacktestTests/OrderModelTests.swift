@@ -369,9 +369,9 @@ struct ShortSellingTests {
         expectClose(r.borrowFeesPaid, 2, relative: 1e-12)
         expectClose(r.finalEquity, 10_000 - 2, relative: 1e-12)
         let stats = BacktestStatistics(r, moneyWeightedReturn: nil)
-        #expect(stats.performance.borrowFeesPaid == r.borrowFeesPaid)
-        expectClose(stats.performance.maxGrossExposurePercent ?? 0, 1_000 / 9_998 * 100, relative: 1e-12)
-        expectClose(stats.performance.averageNetExposurePercent ?? 0,
+        #expect(stats.shortSelling?.borrowFeesPaid == r.borrowFeesPaid)
+        expectClose(stats.shortSelling?.maxGrossExposurePercent ?? 0, 1_000 / 9_998 * 100, relative: 1e-12)
+        expectClose(stats.shortSelling?.averageNetExposurePercent ?? 0,
                     (0 - 10.0 - 1_000 / 9_999 * 100 - 1_000 / 9_998 * 100) / 4, relative: 1e-12)
     }
 

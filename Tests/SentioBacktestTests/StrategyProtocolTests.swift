@@ -174,7 +174,7 @@ struct StrategyProtocolTests {
     @Test("the registry: built-in names are the request's strategy kinds; specs round-trip; bad specs are named errors")
     func registry() throws {
         let registry = StrategyRegistry()
-        #expect(Array(registry.names.prefix(4)) == StrategyKind.allCases.map(\.rawValue))
+        #expect(Array(registry.names.prefix(StrategyKind.allCases.count)) == StrategyKind.allCases.map(\.rawValue))
         var rng = SplitMix64(seed: 0x29_5003)
         for _ in 0..<200 {
             let lower = Double(rng.next() % 5000) / 100, upper = lower + 0.5 + Double(rng.next() % 5000) / 100
@@ -186,7 +186,8 @@ struct StrategyProtocolTests {
                 #expect(StrategySpec(try registry.make(spec)) == spec, "\(spec)")
             }
         }
-        for request in StrategyKind.allCases.map({ BacktestRequest(strategy: $0) }) {
+        // rebalance has no default weights: the request names them.
+        for request in StrategyKind.allCases.map({ BacktestRequest(strategy: $0, rebalanceWeights: $0 == .rebalance ? "A=1" : nil) }) {
             #expect(try request.makeStrategy(registry: registry).name == request.strategy.rawValue)
         }
         #expect(throws: BacktestError("RSI period must be >= 1, got 0")) { try registry.make(.rsi(period: 0, lower: 30, upper: 70)) }
