@@ -62,7 +62,8 @@ public enum LiveEventContract: Sendable, Hashable, Encodable {
 /// `{"type": "order", "id", "symbol", "side", "reason", "decidedAt", "amount"}`.
 ///
 /// - `id`: the session's order number (1, 2, …; the backtest's `OrderRecord.id`).
-/// - `side`: `buy` or `sell`; `reason`: `signal`, `contribution` (a DCA deposit-and-buy), `stop-loss`, `take-profit`.
+/// - `side`: `buy` or `sell`; `reason`: `signal`, `contribution` (a DCA deposit-and-buy), `stop-loss`, `take-profit`,
+///   `liquidation` (the maintenance-margin rule, short selling only).
 /// - `decidedAt`: the timestamp of the step at whose close (or, for levels, during which) it was decided.
 /// - `amount`: the deposit of a contribution in currency, `null` otherwise.
 ///

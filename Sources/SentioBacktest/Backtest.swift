@@ -5,6 +5,9 @@ import SentioCore
 /// Each timeline step, for every symbol that has a bar at that time, in this order:
 /// 1. **Open**: orders decided at the symbol's previous bar fill at this bar's open (`.nextOpen`):
 ///    all exits first, then entries, in canonical symbol order, so an exit's cash is available to an entry.
+///    Then the working orders of the order model (``OrderRequest``): at the open, then inside the bar (stops
+///    before limits); `cls` orders at step 3's close (`SimulationCore+Orders.swift`; none unless a strategy
+///    places them).
 /// 2. **Intrabar levels**: open positions are checked against the bar's low and high. The stop fires when
 ///    `low ≤ stop` and fills at `min(open, stop)` (a gap through the level fills at the open); the target
 ///    fires when `high ≥ target` and fills at `max(open, target)`. When one bar touches both, the stop
@@ -21,8 +24,9 @@ import SentioCore
 /// to cash in it, and the marked equity sums the positions in it. So a universe is a set: the same symbols listed
 /// in any order, or files found in any order, give the same bits.
 ///
-/// Every order is either filled or rejected with a `RejectionReason`, and logged in `orders`. Orders
-/// still pending when the data ends are rejected with `.noBarForSymbol`. Long-only; one position per
+/// Every order is filled, rejected with a `RejectionReason`, or (an order of the order model) cancelled or
+/// expired with a `CancelReason`, and logged in `orders`. Orders still pending when the data ends are rejected
+/// with `.noBarForSymbol` (an order-model order that was live on a bar expires, `end-of-data`). Long-only; one position per
 /// symbol (contributions add to it).
 ///
 /// One step is one call of the simulation core's step function; `run` replays the market's timeline through
@@ -257,12 +261,19 @@ struct SimulationCore: ~Copyable {
     let fee: Double
     let slippage: Double
     let fillAtClose: Bool
+    let allowShort: Bool
 
     var cash: Double
+    /// Borrow fees paid on shorts (``BacktestConfiguration/borrowRate``).
+    var borrowFeesPaid = 0.0
+    /// The time of the previous step (`Int64.min` before the first): the borrow fee's interval.
+    var previousTime = Int64.min
     var commissionsPaid = 0.0
     var nextOrderID = 0
     /// The time of the step being processed (entry and exit times of trades).
     var currentTime: Int64 = 0
+    /// The number of the step being processed.
+    var currentStep = 0
 
     /// The symbol numbers in canonical order: ascending symbol name (Swift `String` order, i.e. by Unicode scalar
     /// values). Every rule whose outcome depends on the order in which symbols are handled within one step
@@ -270,6 +281,8 @@ struct SimulationCore: ~Copyable {
     /// are added to cash, the summation order of the marked equity) follows this order, so results do not depend
     /// on the order in which symbols were listed or files were found.
     let canonicalOrder: Slots<Int>
+    /// Each symbol's position in ``canonicalOrder``.
+    let canonicalRank: Slots<Int>
 
     // Per-symbol cursors and marks.
     let cursor: Slots<Int>
@@ -303,6 +316,8 @@ struct SimulationCore: ~Copyable {
     var cashCurve: Curve<Double>
     var contributions: Curve<Double>
     var exposed: Curve<Bool>
+    /// Σ |shares| × close of the short positions at each step's close (only when short selling is allowed).
+    var shortValueCurve: Curve<Double>
     var stepContribution = 0.0
     var trades: [ClosedTrade] = []
     var orders: [OrderRecord] = []
@@ -313,6 +328,11 @@ struct SimulationCore: ~Copyable {
     /// the next one of each symbol; empty when there are none.
     var holdingAdjustments: [[HoldingAdjustment]] = []
     var holdingAdjustmentCursor: [Int] = []
+    /// The working orders of the order model (`SimulationCore+Orders.swift`), sorted by (canonical rank of the
+    /// symbol, id); empty unless a strategy placed such orders (the step then skips their phases).
+    var book: [WorkingOrder] = []
+    /// Bracket orders placed during a phase, moved into the book after it.
+    var spawned: [WorkingOrder] = []
 
     init(configuration: BacktestConfiguration, symbols: [String], stepCapacity: Int) {
         self.configuration = configuration
@@ -323,9 +343,12 @@ struct SimulationCore: ~Copyable {
         fee = configuration.costs.feePerOrder
         slippage = configuration.costs.slippageBasisPoints / 10_000
         fillAtClose = configuration.fill == .close
+        allowShort = configuration.allowShort
         cash = configuration.initialCapital
         canonicalOrder = Slots(repeating: 0, count: symbolCount)
         canonicalOrder.assign(symbols.indices.sorted { symbols[$0] < symbols[$1] })
+        canonicalRank = Slots(repeating: 0, count: symbolCount)
+        for k in 0..<symbolCount { canonicalRank[canonicalOrder[k]] = k }
         cursor = Slots(repeating: 0, count: symbolCount)
         hasBar = Slots(repeating: false, count: symbolCount)
         lastClose = Slots(repeating: .nan, count: symbolCount)
@@ -350,10 +373,12 @@ struct SimulationCore: ~Copyable {
         cashCurve = Curve(capacity: stepCapacity)
         contributions = Curve(capacity: stepCapacity)
         exposed = Curve(capacity: stepCapacity)
+        shortValueCurve = Curve(capacity: configuration.allowShort ? stepCapacity : 0)
     }
 
     deinit {
         canonicalOrder.free()
+        canonicalRank.free()
         cursor.free()
         hasBar.free()
         lastClose.free()
@@ -378,6 +403,7 @@ struct SimulationCore: ~Copyable {
         cashCurve.free()
         contributions.free()
         exposed.free()
+        shortValueCurve.free()
     }
 
     /// Cash plus every position at its last close.
@@ -385,7 +411,7 @@ struct SimulationCore: ~Copyable {
         var e = cash
         for k in 0..<symbolCount {
             let s = canonicalOrder[k]
-            if shares[s] > 0 { e += shares[s] * lastClose[s] }
+            if shares[s] != 0 { e += shares[s] * lastClose[s] }
         }
         return e
     }
@@ -397,8 +423,10 @@ struct SimulationCore: ~Copyable {
     @inline(__always)  // into the per-strategy specialization, so `decide` is a direct call
     mutating func step<S: Strategy, B: StepBars>(_ step: Int, time: Int64, bars: B, strategy: inout S) {
         currentTime = time
+        currentStep = step
         stepContribution = 0
         if !holdingAdjustments.isEmpty { applyHoldingAdjustments(time: time) }
+        if allowShort { chargeBorrowFees(time: time) }
         let openAtStart = openCount
         var filledThisStep = false
 
@@ -417,6 +445,12 @@ struct SimulationCore: ~Copyable {
                 let o = bars.open(s, cursor[s])
                 filledThisStep = executePending(symbol: s, step: step, price: o) || filledThisStep
             }
+        }
+
+        // The order model's working orders (none unless a strategy placed some): at the open, then inside the bar.
+        if !book.isEmpty {
+            filledThisStep = bookAtOpen(step: step, bars: bars) || filledThisStep
+            if !book.isEmpty { filledThisStep = bookIntrabar(step: step, bars: bars) || filledThisStep }
         }
 
         // 2. Stop-loss and take-profit against the bar's range.
@@ -440,6 +474,7 @@ struct SimulationCore: ~Copyable {
 
         // 3. Mark, then decide at the close.
         for s in 0..<symbolCount where hasBar[s] { lastClose[s] = bars.close(s, cursor[s]) }
+        if allowShort && openCount > 0 && liquidateIfBelowMaintenance(step: step) { filledThisStep = true }
         var equity = markedEquity()
         for k in 0..<symbolCount {
             let s = canonicalOrder[k]
@@ -461,12 +496,15 @@ struct SimulationCore: ~Copyable {
                 filledThisStep = executePending(symbol: s, step: step, price: lastClose[s]) || filledThisStep
             }
         }
+        if !book.isEmpty { filledThisStep = bookAtClose(step: step) || filledThisStep }
 
         // 4. Record.
         equityCurve.append(markedEquity())
         cashCurve.append(cash)
         contributions.append(stepContribution)
         exposed.append(openAtStart > 0 || openCount > 0 || filledThisStep)
+        if allowShort { shortValueCurve.append(shortMarketValue()) }
+        previousTime = time
         for s in 0..<symbolCount where hasBar[s] { cursor[s] += 1 }
     }
 
@@ -480,12 +518,14 @@ struct SimulationCore: ~Copyable {
             let side: OrderSide = pendingKind[s] == .sell ? .sell : .buy
             out.append(rejection(symbol: s, side: side, step: lastStep, reason: .noBarForSymbol))
         }
+        if !book.isEmpty { out += bookEndRecords(lastStep: lastStep) }
         return out
     }
 
-    /// Forgets every pending order.
-    func clearPending() {
+    /// Forgets every pending order (and the order model's working orders).
+    mutating func clearPending() {
         for s in 0..<symbolCount { pendingKind[s] = .none }
+        book.removeAll()
     }
 
     mutating func newOrderID() -> Int {
@@ -517,6 +557,27 @@ struct SimulationCore: ~Copyable {
         case .contribute(let amount):
             pendingKind[s] = .contribute
             pendingAmount[s] = amount
+        case .order(let request):
+            placeOrder(request, symbol: s, step: step, ocoGroup: nil)
+            return false
+        case .oco(let first, let second):
+            let group = nextOrderID + 1
+            placeOrder(first, symbol: s, step: step, ocoGroup: group)
+            placeOrder(second, symbol: s, step: step, ocoGroup: group)
+            return false
+        case .targetWeight(let weight, let tolerance):
+            let equity = markedEquity()
+            let current = equity > 0 ? shares[s] * lastClose[s] / equity : 0
+            guard !(Swift.abs(current - weight) <= tolerance) else { return false }
+            let side: OrderSide = weight > current ? .buy : .sell
+            placeOrder(OrderRequest(side: side, quantity: .targetPercent(weight * 100)), symbol: s, step: step, ocoGroup: nil)
+            return false
+        case .orders(let requests):
+            for request in requests { placeOrder(request, symbol: s, step: step, ocoGroup: nil) }
+            return false
+        case .cancelOrders:
+            cancelWorkingOrders(symbol: s, step: step, reason: .strategy)
+            return false
         }
         let id = newOrderID()
         if logsPlacements { logPlacement(decision, id: id, symbol: s, step: step) }
@@ -576,7 +637,7 @@ struct SimulationCore: ~Copyable {
                 reject(symbol: s, side: .buy, step: step, reason: .invalidAmount)
                 return false
             }
-        } else if shares[s] > 0 {
+        } else if shares[s] != 0 {
             reject(symbol: s, side: .buy, step: step, reason: .positionAlreadyOpen)
             return false
         }
@@ -605,32 +666,16 @@ struct SimulationCore: ~Copyable {
             reject(symbol: s, side: .buy, step: step, reason: reason)
             return false
         }
-        let fillPrice = fill.fillPrice, quantity = fill.quantity, notional = fill.notional, commission = fill.commission
-        cash -= notional + commission
-        commissionsPaid += commission
-        let bar = cursor[s]
-        if shares[s] == 0 {
-            entryStep[s] = step
-            entryBar[s] = bar
-            entryTime[s] = currentTime
-            entryCommission[s] = 0
-            costBasis[s] = 0
-            openCount += 1
-            stopPrice[s] = .nan
-            targetPrice[s] = .nan
-            if !isContribution {
-                let reference = configuration.stopReference == .decisionClose ? pendingDecisionClose[s] : fillPrice
-                let stopPercent = pendingStopPercent[s], targetPercent = pendingTargetPercent[s]
-                if !stopPercent.isNaN { stopPrice[s] = reference * (1 - stopPercent / 100) }
-                if !targetPercent.isNaN { targetPrice[s] = reference * (1 + targetPercent / 100) }
-                levelsLiveFromStep[s] = fillAtClose ? step + 1 : step
-            }
+        let fillPrice = fill.fillPrice, quantity = fill.quantity, commission = fill.commission
+        let opened = addLot(symbol: s, step: step, fillPrice: fillPrice, quantity: quantity, notional: fill.notional,
+                            commission: commission)
+        if opened && !isContribution {
+            let reference = configuration.stopReference == .decisionClose ? pendingDecisionClose[s] : fillPrice
+            let stopPercent = pendingStopPercent[s], targetPercent = pendingTargetPercent[s]
+            if !stopPercent.isNaN { stopPrice[s] = reference * (1 - stopPercent / 100) }
+            if !targetPercent.isNaN { targetPrice[s] = reference * (1 + targetPercent / 100) }
+            levelsLiveFromStep[s] = fillAtClose ? step + 1 : step
         }
-        let isFirstLot = shares[s] == 0
-        shares[s] += quantity
-        costBasis[s] += notional
-        entryPrice[s] = isFirstLot ? fillPrice : costBasis[s] / shares[s]
-        entryCommission[s] += commission
         orders.append(OrderRecord(
             id: pendingID[s], symbol: s, side: .buy, reason: .signal, decidedStep: pendingStep[s], resolvedStep: step,
             rejection: nil, fillPrice: fillPrice, shares: quantity, commission: commission))
@@ -638,8 +683,34 @@ struct SimulationCore: ~Copyable {
         return true
     }
 
-    /// Sells the whole position of `s` at `referencePrice` (before slippage) and logs the trade.
-    mutating func closePosition(symbol s: Int, step: Int, referencePrice: Double, reason: ExitReason, decidedStep: Int, orderID: Int) {
+    /// Buys `quantity` shares of `s` at `fillPrice` (after slippage) for `notional + commission` of cash: opens the
+    /// position (entry step, bar, time; no levels) or adds a lot to it (the entry price becomes the share-weighted
+    /// average `costBasis / shares`). Returns whether it opened the position.
+    mutating func addLot(symbol s: Int, step: Int, fillPrice: Double, quantity: Double, notional: Double, commission: Double) -> Bool {
+        cash -= notional + commission
+        commissionsPaid += commission
+        let isFirstLot = shares[s] == 0
+        if isFirstLot {
+            entryStep[s] = step
+            entryBar[s] = cursor[s]
+            entryTime[s] = currentTime
+            entryCommission[s] = 0
+            costBasis[s] = 0
+            openCount += 1
+            stopPrice[s] = .nan
+            targetPrice[s] = .nan
+        }
+        shares[s] += quantity
+        costBasis[s] += notional
+        entryPrice[s] = isFirstLot ? fillPrice : costBasis[s] / shares[s]
+        entryCommission[s] += commission
+        return isFirstLot
+    }
+
+    /// Sells the whole position of `s` at `referencePrice` (before slippage) and logs the trade (`detail`: the
+    /// order model's order that sold it); a bracket's protective orders still working for `s` are cancelled.
+    mutating func closePosition(symbol s: Int, step: Int, referencePrice: Double, reason: ExitReason, decidedStep: Int,
+                                orderID: Int, detail: OrderDetail? = nil) {
         let quantity = shares[s]
         let sale = SellFill.fill(quantity: quantity, price: referencePrice, slippage: slippage, commissionRate: commissionRate, fee: fee)
         let fillPrice = sale.fillPrice, proceeds = sale.proceeds, commission = sale.commission
@@ -656,13 +727,16 @@ struct SimulationCore: ~Copyable {
             pnlPercent: pnl / costBasis[s] * 100, commission: totalCommission, signalType: "BUY", exitReason: reason))
         orders.append(OrderRecord(
             id: orderID, symbol: s, side: .sell, reason: reason, decidedStep: decidedStep, resolvedStep: step,
-            rejection: nil, fillPrice: fillPrice, shares: quantity, commission: commission))
+            rejection: nil, fillPrice: fillPrice, shares: quantity, commission: commission, detail: detail))
         shares[s] = 0
         costBasis[s] = 0
         entryCommission[s] = 0
         stopPrice[s] = .nan
         targetPrice[s] = .nan
         openCount -= 1
+        if !book.isEmpty || !spawned.isEmpty {
+            cancelWorkingOrders(symbol: s, step: step, reason: .positionClosed, onlyBrackets: true)
+        }
     }
 
     /// The result over the completed steps (`timestamps`: their times); `extraOrders` (pending orders
@@ -671,7 +745,7 @@ struct SimulationCore: ~Copyable {
         var open = [OpenPosition]()
         for k in 0..<symbolCount {
             let s = canonicalOrder[k]
-            guard shares[s] > 0 else { continue }
+            guard shares[s] != 0 else { continue }
             let value = shares[s] * lastClose[s]
             open.append(OpenPosition(
                 symbol: symbols[s], symbolIndex: s, entryStep: entryStep[s], entryBar: entryBar[s],
@@ -684,6 +758,6 @@ struct SimulationCore: ~Copyable {
             configuration: configuration, strategyName: strategyName, symbols: symbols,
             timestamps: timestamps, equity: equityCurve.array, cash: cashCurve.array, contributions: contributions.array,
             exposed: exposed.array, trades: trades, openPositions: open, orders: (orders + extraOrders).sorted { $0.id < $1.id },
-            commissionsPaid: commissionsPaid)
+            commissionsPaid: commissionsPaid, borrowFeesPaid: borrowFeesPaid, shortValue: shortValueCurve.array)
     }
 }

@@ -72,6 +72,22 @@ public struct BacktestConfiguration: Sendable, Equatable {
     /// Default take-profit distance in percent above the reference price. `nil`: no target.
     public var takeProfitPercent: Double?
     public var stopReference: StopReference
+    /// Allow short positions (default `false`: long only). Only the order model's sells open them
+    /// (``OrderRequest``); the built-in `sell` decision still only closes a long position.
+    public var allowShort: Bool
+    /// The annual borrow fee on short positions as a fraction (0.03 = 3 % a year; default 0), charged at each step
+    /// on the short market value at the previous close for the time since the previous step:
+    /// `fee = Σ |shares| × close × borrowRate × Δt / 365 days`.
+    public var borrowRate: Double
+    /// The initial margin as a fraction of position value (default 1: no leverage; 0.5: 2× leverage), as
+    /// backtesting.py's `margin`. A short sale fills only when `margin × (gross value after it) + commission ≤
+    /// equity`, and an all-in short (`OrderQuantity.all`) sells `⌊(available / margin − fee) / (price × (1 +
+    /// commission))⌋` with `available = equity − margin × gross value`. Longs are paid in cash (no leverage on longs).
+    public var margin: Double
+    /// The maintenance margin (default 0): at a step's close, when `equity ≤ maintenanceMargin × gross value` (with
+    /// 0: when equity is no longer positive, backtesting.py's rule) and short selling is allowed, every position is
+    /// closed at that close (`liquidation`), before the strategy decides.
+    public var maintenanceMargin: Double
 
     public init(
         initialCapital: Double = 100_000,
@@ -81,7 +97,11 @@ public struct BacktestConfiguration: Sendable, Equatable {
         fractionalShares: Bool = false,
         stopLossPercent: Double? = nil,
         takeProfitPercent: Double? = nil,
-        stopReference: StopReference = .decisionClose
+        stopReference: StopReference = .decisionClose,
+        allowShort: Bool = false,
+        borrowRate: Double = 0,
+        margin: Double = 1,
+        maintenanceMargin: Double = 0
     ) {
         self.initialCapital = initialCapital
         self.fill = fill
@@ -91,6 +111,10 @@ public struct BacktestConfiguration: Sendable, Equatable {
         self.stopLossPercent = stopLossPercent
         self.takeProfitPercent = takeProfitPercent
         self.stopReference = stopReference
+        self.allowShort = allowShort
+        self.borrowRate = borrowRate
+        self.margin = margin
+        self.maintenanceMargin = maintenanceMargin
     }
 
     /// Checks the configuration; returns a message describing the first problem, or `nil`.
@@ -110,6 +134,14 @@ public struct BacktestConfiguration: Sendable, Equatable {
         }
         if let s = stopLossPercent, !(s > 0 && s < 100) { return "stop-loss must be a percent in (0, 100), got \(s)" }
         if let t = takeProfitPercent, !(t > 0 && t.isFinite) { return "take-profit must be a positive percent, got \(t)" }
+        if !(borrowRate.isFinite && borrowRate >= 0) { return "borrow rate must be a finite fraction >= 0, got \(borrowRate)" }
+        if !(margin > 0 && margin <= 1) { return "margin must be a fraction in (0, 1], got \(margin)" }
+        if !(maintenanceMargin >= 0 && maintenanceMargin <= margin) {
+            return "maintenance margin must be in [0, margin = \(margin)], got \(maintenanceMargin)"
+        }
+        if !allowShort && (borrowRate != 0 || margin != 1 || maintenanceMargin != 0) {
+            return "borrow rate, margin and maintenance margin apply to short positions: allow short selling"
+        }
         return nil
     }
 }
@@ -134,6 +166,8 @@ public enum StrategyKind: String, Sendable, Codable, CaseIterable {
     case dca
     /// ``TACrossStrategy``: a TA-Lib function's line crossing another of its outputs or a level.
     case taCross = "ta-cross"
+    /// ``RebalanceStrategy``: fixed weights, rebalanced every period or on drift.
+    case rebalance
 }
 
 /// How entries are sized, by the name a front end spells it (``PositionSizing`` without its parameter).
@@ -195,6 +229,12 @@ public struct BacktestRequest: Sendable, Equatable {
     /// `ta-cross`: parameters of the rule's function as `FUNCTION.PARAMETER=VALUE` (`macd.fastperiod=8`); later
     /// ones win.
     public var taSettings: [String]
+    /// Rebalance: the target weights as text, `SYMBOL=WEIGHT,...` (`TQQQ=0.6,SQQQ=0.4`).
+    public var rebalanceWeights: String? = nil
+    /// Rebalance: the calendar period (default: month unless ``rebalanceDrift`` is given).
+    public var rebalanceEvery: RebalancePeriod? = nil
+    /// Rebalance: rebalance when a weight drifts more than this band (weight units, 0.05 = 5 points) instead.
+    public var rebalanceDrift: Double? = nil
 
     public init(
         strategy: StrategyKind = .sentio, initialCapital: Double? = nil, commissionRate: Double = Defaults.commissionRate,
@@ -202,7 +242,8 @@ public struct BacktestRequest: Sendable, Equatable {
         maxPositions: Int? = nil, fraction: Double? = nil, fractionalShares: Bool = false, stopLossPercent: Double? = nil,
         takeProfitPercent: Double? = nil, rsiPeriod: Int? = nil, rsiLower: Double? = nil, rsiUpper: Double? = nil,
         dcaAmount: Double? = nil, dcaPeriod: ContributionPeriod? = nil, investorCurrency: String? = nil,
-        signalModel: SignalModelConfig? = nil, taCrossRule: String? = nil, taSettings: [String] = []
+        signalModel: SignalModelConfig? = nil, taCrossRule: String? = nil, taSettings: [String] = [],
+        rebalanceWeights: String? = nil, rebalanceEvery: RebalancePeriod? = nil, rebalanceDrift: Double? = nil
     ) {
         self.strategy = strategy
         self.initialCapital = initialCapital
@@ -225,6 +266,9 @@ public struct BacktestRequest: Sendable, Equatable {
         self.signalModel = signalModel
         self.taCrossRule = taCrossRule
         self.taSettings = taSettings
+        self.rebalanceWeights = rebalanceWeights
+        self.rebalanceEvery = rebalanceEvery
+        self.rebalanceDrift = rebalanceDrift
     }
 
     /// The signal model with its default: `signalModel`, else `SignalModelConfig()`.
@@ -280,6 +324,11 @@ public struct BacktestRequest: Sendable, Equatable {
             let rule = taCrossRule ?? TACrossStrategy.defaultRule
             return (try? Self.taCrossStrategy(rule: rule, settings: taSettings)).map(StrategySpec.init)
                 ?? StrategySpec(name: "ta-cross", settings: [("ta-cross.rule", rule), ("ta-cross.parameters", "")])
+        case .rebalance:
+            let text = rebalanceWeights ?? ""
+            let weights = (try? RebalanceStrategy.parseWeights(text)).map(RebalanceStrategy.format) ?? text
+            let every = rebalanceDrift.map { "drift:\($0)" } ?? (rebalanceEvery ?? .month).rawValue
+            return StrategySpec(name: "rebalance", settings: [("rebalance.weights", weights), ("rebalance.every", every)])
         }
     }
 

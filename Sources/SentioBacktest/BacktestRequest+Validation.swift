@@ -52,8 +52,25 @@ extension BacktestRequest {
         if !(0 <= rsi.lower && rsi.lower < rsi.upper && rsi.upper <= 100) {
             return "\(o("rsi-lower")) must be below \(o("rsi-upper")), both in [0, 100]; got \(rsi.lower) and \(rsi.upper)"
         }
-        if strategy != .dca && (dcaAmount != nil || dcaPeriod != nil) {
-            return "\(o("amount")) and \(o("every")) apply to \(o("strategy")) dca only"
+        if strategy != .dca && dcaAmount != nil { return "\(o("amount")) applies to \(o("strategy")) dca only" }
+        if strategy != .dca && dcaPeriod != nil { return "\(o("every")) applies to \(o("strategy")) dca and rebalance only" }
+        if strategy != .rebalance && (rebalanceWeights != nil || rebalanceEvery != nil || rebalanceDrift != nil) {
+            return "\(o("weights")) and \(o("drift")) apply to \(o("strategy")) rebalance only"
+        }
+        if strategy == .rebalance {
+            guard let text = rebalanceWeights else {
+                return "\(o("strategy")) rebalance needs \(o("weights")) SYMBOL=WEIGHT,... (e.g. TQQQ=0.6,SQQQ=0.4)"
+            }
+            if rebalanceEvery != nil && rebalanceDrift != nil { return "\(o("every")) and \(o("drift")) exclude each other" }
+            if stopLossPercent != nil || takeProfitPercent != nil {
+                return "\(o("stop-loss")) and \(o("take-profit")) do not apply to \(o("strategy")) rebalance (it trades to weights)"
+            }
+            do {
+                _ = try RebalanceStrategy(
+                    weights: try RebalanceStrategy.parseWeights(text), schedule: rebalanceDrift.map { .drift(band: $0) } ?? .every(.month))
+            } catch {
+                return "\(o("weights")): \(error)"
+            }
         }
         if let a = dcaAmount, !(a > 0 && a.isFinite) { return "\(o("amount")) must be a positive amount, got \(a)" }
         if strategy == .dca {

@@ -6,6 +6,8 @@ public enum ExitReason: String, Sendable, Codable {
     case signal
     case stopLoss = "stop-loss"
     case takeProfit = "take-profit"
+    /// Closed by the maintenance-margin rule (``BacktestConfiguration/maintenanceMargin``).
+    case liquidation
 }
 
 /// Why an order was not filled. Rejections are results: each one is logged in `BacktestResult.orders`.
@@ -28,6 +30,14 @@ public enum RejectionReason: String, Sendable, Codable {
     /// 1e-306): no quantity can be represented, so nothing is bought (a capped quantity would invest a
     /// fraction of the budget and report it as a full purchase).
     case quantityOverflow = "quantity-overflow"
+    /// An order whose limit, stop, trailing distance or bracket prices are not valid (``OrderRequest``).
+    case invalidPrice = "invalid-price"
+    /// `ioc`, `opg` or `cls` with an order type other than market or limit.
+    case invalidTimeInForce = "invalid-time-in-force"
+    /// A sell that would open or increase a short position (or a sell bracket) without short selling allowed.
+    case shortNotAllowed = "short-not-allowed"
+    /// A short sale the equity cannot margin (``BacktestConfiguration/margin``).
+    case insufficientMargin = "insufficient-margin"
 }
 
 public enum OrderSide: String, Sendable, Codable { case buy, sell }
@@ -49,7 +59,19 @@ public struct OrderRecord: Sendable, Equatable {
     public var shares: Double
     /// Commission plus fixed fee paid on this fill.
     public var commission: Double
-    public var isFilled: Bool { rejection == nil }
+    /// An order of the order model (``OrderRequest``): its type, time in force, quantity and links; `nil` for the
+    /// built-in decisions (`buy`, `sell`, `contribute`) and the configuration's stop-loss and take-profit exits.
+    public var detail: OrderDetail? = nil
+    /// Why an order ended unfilled without a rejection (cancelled or expired), `nil` otherwise.
+    public var cancellation: CancelReason? = nil
+    /// Filled, or not filled: `rejection`, `cancellation`.
+    public var isFilled: Bool { rejection == nil && cancellation == nil }
+    /// The final status: `rejected` (with ``rejection``), `cancelled` or `expired` (with ``cancellation``), else `filled`.
+    public var status: OrderStatus {
+        if rejection != nil { return .rejected }
+        if let c = cancellation { return c.status }
+        return .filled
+    }
 }
 
 /// A round trip: a position opened and closed.
@@ -69,7 +91,7 @@ public struct ClosedTrade: Sendable, Equatable {
     public var pnlPercent: Double
     /// Commissions and fees paid at entry and exit.
     public var commission: Double
-    /// `BUY`: the signal that opened the trade (long-only).
+    /// `BUY` for a long trade, `SELL` for a short one (whose ``shares`` are negative).
     public var signalType: String
     public var exitReason: ExitReason
 }
@@ -112,9 +134,15 @@ public struct BacktestResult: Sendable {
     public var orders: [OrderRecord]
     /// Commissions and fixed fees paid over the run.
     public var commissionsPaid: Double
+    /// Borrow fees paid on short positions (``BacktestConfiguration/borrowRate``), also taken from cash.
+    public var borrowFeesPaid: Double = 0
+    /// The short positions' market value `Σ |shares| × close` at each step's close, when short selling is allowed
+    /// (empty otherwise). With it, per step: net exposure `equity − cash` (= Σ shares × close) and gross exposure
+    /// `equity − cash + 2 × short value`.
+    public var shortValue: [Double] = []
 
     public var finalEquity: Double { equity.last ?? configuration.initialCapital }
     public var finalCash: Double { cash.last ?? configuration.initialCapital }
     public var totalContributions: Double { contributions.reduce(0, +) }
-    public var rejectedOrders: [OrderRecord] { orders.filter { !$0.isFilled } }
+    public var rejectedOrders: [OrderRecord] { orders.filter { $0.rejection != nil } }
 }

@@ -41,7 +41,7 @@ extension SimulationCore {
                 let action = actions[next]
                 let m = action.shareMultiplier
                 if m != 1 {
-                    if shares[s] > 0 {
+                    if shares[s] != 0 {
                         shares[s] *= m
                         entryPrice[s] /= m
                         stopPrice[s] /= m
@@ -50,7 +50,7 @@ extension SimulationCore {
                     lastClose[s] /= m
                     pendingDecisionClose[s] /= m
                 }
-                if action.cashPerShare > 0 && shares[s] > 0 { cash += shares[s] * action.cashPerShare }
+                if action.cashPerShare > 0 && shares[s] != 0 { cash += shares[s] * action.cashPerShare }  // a short pays it
                 next += 1
             }
             holdingAdjustmentCursor[s] = next

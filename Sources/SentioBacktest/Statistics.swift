@@ -137,6 +137,9 @@ public struct BacktestStatistics: Sendable, Equatable {
     public var performance: PerformanceStatistics
     /// Periods per year, risk-free rate and degrees of freedom behind the figures.
     public var conventions: StatisticsConventions
+    /// The exposure of a run with short selling allowed; `nil` otherwise (kept out of ``performance``, whose figures
+    /// are the summary contract's).
+    public var shortSelling: ShortSellingStatistics?
 
     /// A figure of ``performance`` (`statistics.finalEquity`).
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<PerformanceStatistics, Value>) -> Value {
@@ -208,12 +211,18 @@ public struct BacktestStatistics: Sendable, Equatable {
         p.commissionsPaid = result.commissionsPaid
         p.orderCount = result.orders.count
         var rejected = 0
-        for o in result.orders where !o.isFilled { rejected += 1 }
+        for o in result.orders where o.rejection != nil { rejected += 1 }
         p.rejectedOrderCount = rejected
         if let xirr = moneyWeightedReturn {
             p.moneyWeightedReturnPercent = xirr(moneyWeightedCashFlows(result)).map { $0 * 100 }
         }
         performance = p
+        if !result.shortValue.isEmpty {
+            let exposure = grossAndNetExposure(result)
+            shortSelling = ShortSellingStatistics(
+                averageGrossExposurePercent: exposure.averageGross, averageNetExposurePercent: exposure.averageNet,
+                maxGrossExposurePercent: exposure.maxGross, borrowFeesPaid: result.borrowFeesPaid)
+        }
     }
 }
 
@@ -326,4 +335,35 @@ public func maximumDrawdown(
     }
     if inDrawdown { close(at: n - 1) }
     return (depth, longest, longestSeconds)
+}
+
+/// The gross and net exposure of a run with short selling, in percent of equity, per step: net `= (equity − cash) /
+/// equity` (equity = cash + Σ shares × close) and gross `= (equity − cash + 2 × short value) / equity`; their means
+/// over the steps with positive equity and the largest gross (all `nil` without such a step or without the
+/// ``BacktestResult/shortValue`` curve).
+public func grossAndNetExposure(_ result: BacktestResult) -> (averageGross: Double?, averageNet: Double?, maxGross: Double?) {
+    guard result.shortValue.count == result.equity.count else { return (nil, nil, nil) }
+    var gross = 0.0, net = 0.0, maxGross = -Double.infinity, n = 0
+    for t in result.equity.indices where result.equity[t] > 0 {
+        let netValue = result.equity[t] - result.cash[t]
+        let g = (netValue + 2 * result.shortValue[t]) / result.equity[t] * 100
+        gross += g
+        net += netValue / result.equity[t] * 100
+        maxGross = Swift.max(maxGross, g)
+        n += 1
+    }
+    guard n > 0 else { return (nil, nil, nil) }
+    return (gross / Double(n), net / Double(n), maxGross)
+}
+
+/// The exposure figures of a run with short selling allowed (``BacktestStatistics/shortSelling``).
+public struct ShortSellingStatistics: Sendable, Equatable, Codable {
+    /// The mean over steps of the gross exposure `Σ |shares × close| / equity × 100` (steps with equity ≤ 0 left out).
+    public var averageGrossExposurePercent: Double?
+    /// The mean over steps of the net exposure `Σ shares × close / equity × 100` (shorts count negative).
+    public var averageNetExposurePercent: Double?
+    /// The largest gross exposure.
+    public var maxGrossExposurePercent: Double?
+    /// Borrow fees paid on short positions.
+    public var borrowFeesPaid: Double
 }

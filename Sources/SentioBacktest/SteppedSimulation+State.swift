@@ -17,6 +17,9 @@ public struct SteppedSimulationState: Sendable, Codable {
         var id: Int, symbol: Int, side: OrderSide, reason: ExitReason, decidedStep: Int, resolvedStep: Int
         var rejection: RejectionReason?
         var fillPrice: UInt64, shares: UInt64, commission: UInt64
+        /// An order of the order model (absent for the built-in decisions, so their snapshots keep their bytes).
+        var detail: OrderDetailState?
+        var cancellation: CancelReason?
     }
 
     var cash: UInt64, commissionsPaid: UInt64, nextOrderID: Int, openCount: Int
@@ -38,6 +41,11 @@ public struct SteppedSimulationState: Sendable, Codable {
     var strategyState: String?
     /// The next corporate action of each symbol (`nil`: the simulation has none scheduled).
     var holdingAdjustmentCursor: [Int]?
+    /// The order model's working orders (`nil`: none, so that snapshots without them keep their bytes).
+    var book: [WorkingOrderState]?
+    /// Borrow fees paid (`nil`: none) and the short value curve (`nil` unless short selling is allowed).
+    var borrowFeesPaid: UInt64?
+    var shortValue: [UInt64]?
 
     /// Number of completed steps.
     public var stepCount: Int { historyBase.steps + timestamps.count }
@@ -115,7 +123,8 @@ extension SimulationCore {
             orders: !history ? [] : self.orders.map {
                 .init(id: $0.id, symbol: $0.symbol, side: $0.side, reason: $0.reason, decidedStep: $0.decidedStep,
                       resolvedStep: $0.resolvedStep, rejection: $0.rejection, fillPrice: $0.fillPrice.bitPattern,
-                      shares: $0.shares.bitPattern, commission: $0.commission.bitPattern)
+                      shares: $0.shares.bitPattern, commission: $0.commission.bitPattern,
+                      detail: $0.detail.map(OrderDetailState.init), cancellation: $0.cancellation)
             },
             historyBase: HistoryBase(),
             signalStates: decider.signalStates, latestSignals: decider.latestSignals,
@@ -123,7 +132,10 @@ extension SimulationCore {
             // The format's layout: one RSI value per symbol, NaN for strategies without one.
             rsiValues: saved.rsiValues.isEmpty ? Array(repeating: Double.nan.bitPattern, count: symbolCount) : saved.rsiValues,
             dcaLastPeriod: saved.dcaLastPeriod, strategyState: saved.custom,
-            holdingAdjustmentCursor: self.holdingAdjustmentCursor.isEmpty ? nil : self.holdingAdjustmentCursor)
+            holdingAdjustmentCursor: self.holdingAdjustmentCursor.isEmpty ? nil : self.holdingAdjustmentCursor,
+            book: self.book.isEmpty ? nil : self.book.map(WorkingOrderState.init),
+            borrowFeesPaid: self.borrowFeesPaid == 0 ? nil : self.borrowFeesPaid.bitPattern,
+            shortValue: !self.allowShort ? nil : history ? bits(self.shortValueCurve.array) : [])
     }
 }
 
@@ -218,11 +230,27 @@ extension SteppedSimulation {
                 pnlPercent: Double(bitPattern: $0.pnlPercent), commission: Double(bitPattern: $0.commission),
                 signalType: "BUY", exitReason: $0.exitReason)
         }
-        core.orders = state.orders.map {
+        core.orders = try state.orders.map {
             OrderRecord(
                 id: $0.id, symbol: $0.symbol, side: $0.side, reason: $0.reason, decidedStep: $0.decidedStep,
                 resolvedStep: $0.resolvedStep, rejection: $0.rejection, fillPrice: Double(bitPattern: $0.fillPrice),
-                shares: Double(bitPattern: $0.shares), commission: Double(bitPattern: $0.commission))
+                shares: Double(bitPattern: $0.shares), commission: Double(bitPattern: $0.commission),
+                detail: try $0.detail?.detail(), cancellation: $0.cancellation)
+        }
+        core.borrowFeesPaid = state.borrowFeesPaid.map(Double.init(bitPattern:)) ?? 0
+        core.previousTime = state.timestamps.last ?? state.historyBase.lastStepTime ?? .min
+        if configuration.allowShort {
+            guard let values = state.shortValue, values.count == steps else {
+                throw BacktestError("the simulation state's short value curve does not fit its steps")
+            }
+            core.shortValueCurve.replace(with: doubles(values))
+        }
+        core.book = []
+        for o in state.book ?? [] {
+            guard (0..<n).contains(o.symbol) else {
+                throw BacktestError("a working order of the simulation state names symbol number \(o.symbol) of \(n)")
+            }
+            core.book.append(try o.working(rank: core.canonicalRank[o.symbol]))
         }
         decider.signalStates = state.signalStates
         decider.latestSignals = state.latestSignals

@@ -295,6 +295,7 @@ public final class SteppedSimulation {
         core.cashCurve.reserve(core.cashCurve.count + steps)
         core.contributions.reserve(core.contributions.count + steps)
         core.exposed.reserve(core.exposed.count + steps)
+        if configuration.allowShort { core.shortValueCurve.reserve(core.shortValueCurve.count + steps) }
         core.orders.reserveCapacity(core.orders.count + orders)
         core.trades.reserveCapacity(core.trades.count + trades)
     }
@@ -317,6 +318,9 @@ public final class SteppedSimulation {
         core.cashCurve.replace(with: prefix.core.cashCurve.array + core.cashCurve.array)
         core.contributions.replace(with: prefix.core.contributions.array + core.contributions.array)
         core.exposed.replace(with: prefix.core.exposed.array + core.exposed.array)
+        if configuration.allowShort {
+            core.shortValueCurve.replace(with: prefix.core.shortValueCurve.array + core.shortValueCurve.array)
+        }
         core.orders = prefix.core.orders + core.orders
         core.trades = prefix.core.trades + core.trades
         historyBase = HistoryBase()

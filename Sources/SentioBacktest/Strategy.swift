@@ -16,6 +16,22 @@ public enum Decision: Sendable, Equatable {
     /// The deposit is an external cash flow: it is excluded from returns (time-weighted) and enters the
     /// money-weighted return.
     case contribute(amount: Double)
+    /// Place an order of the order model (type, time in force, quantity, bracket): see ``OrderRequest``. It
+    /// works beside the built-in decisions' orders; the configuration's default stop-loss and take-profit do not
+    /// apply to it (a bracket's levels are its own).
+    indirect case order(OrderRequest)
+    /// Place two orders that cancel each other: when one fills, the other is cancelled (`oco`).
+    indirect case oco(OrderRequest, OrderRequest)
+    /// Place several orders at once, in this order (each independent: a reversal is a closing order, then an
+    /// opening one, e.g. `[sell all, sell all]` from long to short with short selling allowed).
+    indirect case orders([OrderRequest])
+    /// Trade symbol `context.symbol` to `weight` of the marked equity (in [0, 1]; 0.6 = 60 %): when the current weight
+    /// `shares × close / equity` differs from it by more than `tolerance` (a band in weight units, 0.05 = 5 points),
+    /// a market order for the difference (``OrderQuantity/targetPercent(_:)``, sized at the fill with the sizing and cost
+    /// rules) is placed; within the band nothing is.
+    case targetWeight(Double, tolerance: Double = 0)
+    /// Cancel every working order of the order model for this symbol (status `cancelled`, reason `strategy`).
+    case cancelOrders
 }
 
 /// What a strategy may know when it decides: the portfolio state at the close of the current bar.

@@ -217,5 +217,13 @@ public final class StrategyRegistry: @unchecked Sendable {
                 throw BacktestError("strategy ta-cross: \(error.description)")
             }
         },
+        StrategyDescriptor(
+            name: "rebalance", summary: "Hold fixed weights, rebalanced every week, month or quarter, or when they drift.",
+            settingKeys: ["rebalance.weights", "rebalance.every"]
+        ) { inputs in
+            try RebalanceStrategy(
+                weights: try RebalanceStrategy.parseWeights(try inputs.text("rebalance.weights")),
+                schedule: try RebalanceStrategy.parseSchedule(try inputs.text("rebalance.every")))
+        },
     ]
 }

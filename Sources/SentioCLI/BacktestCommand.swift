@@ -270,7 +270,7 @@ struct BacktestCommand: ParsableCommand {
             switch request.strategy {
             case .rsi: return request.resolvedRSI.period
             case .sentio: return request.resolvedSignalModel.firstSignalIndex
-            case .buyAndHold, .dca: return 0
+            case .buyAndHold, .dca, .rebalance: return 0
             case .taCross: return ((try request.makeStrategy()) as? TACrossStrategy).map { $0.function.lookback + 1 } ?? 0
             }
         }

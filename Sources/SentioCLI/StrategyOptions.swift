@@ -51,8 +51,14 @@ struct StrategyOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("dca: amount deposited and invested each period, split equally over the symbols, in currency (default: 1000).", valueName: "A"))
     var amount: Double?
 
-    @Option(help: ArgumentHelp("dca: investing period (default: month).", valueName: "PERIOD"))
-    var every: ContributionPeriod?
+    @Option(help: ArgumentHelp("dca: investing period, week or month (default: month); rebalance: rebalancing period, week, month or quarter (default: month).", valueName: "PERIOD"))
+    var every: RebalancePeriod?
+
+    @Option(help: ArgumentHelp("rebalance: the target weights, fractions of equity summing to at most 1 (the rest stays in cash), e.g. TQQQ=0.6,SQQQ=0.4; unlisted symbols are sold.", valueName: "SYMBOL=W,..."))
+    var weights: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("rebalance: trade back to the weights whenever one drifts more than this band (weight units, 0.05 = 5 points) instead of every period.", valueName: "BAND"))
+    var drift: Double?
 
     @Option(name: .customLong("ta-cross"), help: ArgumentHelp("ta-cross: LINE>REFERENCE, a TA-Lib column crossing another column of its function or a level, named as sentio indicators names columns: macd_macd>macd_macdsignal (the default), stoch_slowk>stoch_slowd, adx>25, cci>100. Buys on the cross above, sells on the cross back below.", valueName: "RULE"))
     var taCross: String?
@@ -83,11 +89,14 @@ struct StrategyOptions: ParsableArguments {
             strategy: strategy, initialCapital: capital, commissionRate: commission, feePerOrder: fee,
             slippageBasisPoints: slippageBps, fill: fill, sizing: sizing, maxPositions: maxPositions, fraction: fraction,
             fractionalShares: fractional, stopLossPercent: stopLoss, takeProfitPercent: takeProfit, rsiPeriod: rsiPeriod,
-            rsiLower: rsiLower, rsiUpper: rsiUpper, dcaAmount: amount, dcaPeriod: every, taCrossRule: taCross,
-            taSettings: taSettings)
+            rsiLower: rsiLower, rsiUpper: rsiUpper, dcaAmount: amount,
+            dcaPeriod: strategy == .rebalance ? nil : every.map { ContributionPeriod(rawValue: $0.rawValue) ?? .month },
+            taCrossRule: taCross, taSettings: taSettings,
+            rebalanceWeights: weights, rebalanceEvery: strategy == .rebalance ? every : nil, rebalanceDrift: drift)
     }
 
     func validate() throws {
+        if strategy == .dca && every == .quarter { throw ValidationError("--every quarter applies to --strategy rebalance only (dca: week or month)") }
         let modelSettings = model.modelOnlyFlagsGiven.map { String($0.dropFirst(2)) }
         if let problem = basicRequest.settingsProblem(optionPrefix: "--", modelSettings: modelSettings) {
             throw ValidationError(problem)
@@ -99,3 +108,4 @@ extension StrategyKind: ExpressibleByArgument {}
 extension FillTiming: ExpressibleByArgument {}
 extension SizingRule: ExpressibleByArgument {}
 extension ContributionPeriod: ExpressibleByArgument {}
+extension RebalancePeriod: ExpressibleByArgument {}

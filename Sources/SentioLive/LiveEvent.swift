@@ -33,12 +33,13 @@ public enum LiveEvent: Sendable, Equatable {
     }
 }
 
-/// Why an order was placed: `signal`, `contribution` (a DCA deposit-and-buy), `stop-loss`, `take-profit`.
+/// Why an order was placed: `signal`, `contribution` (a DCA deposit-and-buy), `stop-loss`, `take-profit`, `liquidation`.
 public enum LiveOrderReason: String, Sendable, Hashable, CaseIterable {
     case signal
     case contribution
     case stopLoss = "stop-loss"
     case takeProfit = "take-profit"
+    case liquidation
 
     /// The reason of an order the backtest's order log records with exit reason `reason`.
     public init(_ reason: ExitReason) {
@@ -46,6 +47,7 @@ public enum LiveOrderReason: String, Sendable, Hashable, CaseIterable {
         case .signal: self = .signal
         case .stopLoss: self = .stopLoss
         case .takeProfit: self = .takeProfit
+        case .liquidation: self = .liquidation
         }
     }
 }

@@ -411,6 +411,8 @@ public final class LiveSession {
                 raw.append(.placed(simulation.placement(k)))
                 k += 1
             }
+            // An order-model order cancelled or expired has no fill or rejection event (yet): it is in the order log.
+            if simulation.order(i).cancellation != nil { continue }
             if simulation.order(i).reason != .signal { raw.append(.levelOrder(orderIndex: i)) }
             raw.append(.resolved(orderIndex: i, cash: cash))
         }

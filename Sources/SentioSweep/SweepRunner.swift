@@ -95,7 +95,7 @@ public struct SweepRunner: Sendable {
         case .sentio:
             try job.request.resolvedSignalModel.validate()
             return try backtest.run(SignalStrategy(name: "sentio", provider: shared.signalProvider), on: market)
-        case .buyAndHold, .dca, .taCross:
+        case .buyAndHold, .dca, .taCross, .rebalance:
             return try backtest.run(try job.request.makeStrategy(), on: market)
         }
     }
@@ -208,7 +208,7 @@ enum SharedWorkKey: Hashable {
             encoder.outputFormatting = .sortedKeys
             let data = (try? encoder.encode(request.resolvedSignalModel)) ?? Data()
             self = .signalModel(String(decoding: data, as: UTF8.self))
-        case .buyAndHold, .dca, .taCross: self = .none
+        case .buyAndHold, .dca, .taCross, .rebalance: self = .none
         }
     }
 

@@ -4,7 +4,7 @@
 #
 #   bash Tests/Fixtures/regenerate.sh [--python PYTHON] [--venv DIR | --no-venv] FOLDER... | all
 #
-# FOLDER: indicators, signals, backtest, funds, dca_fx, evaluate, market_files. "all" runs every one in that order (signals reads
+# FOLDER: indicators, signals, backtest, orders, funds, dca_fx, evaluate, market_files. "all" runs every one in that order (signals reads
 # indicators/goog_ohlcv.csv). Each generator writes only into its own folder. Works from any directory.
 #   --python PYTHON  the interpreter that creates the venvs (default: $PYTHON, else python3; 3.11 tested)
 #   --venv DIR       where the venvs live (default: $FIXTURES_VENV, else Tests/Fixtures/.venv, git-ignored): one venv
@@ -29,8 +29,8 @@ while [[ $# -gt 0 ]]; do
     --venv) [[ $# -ge 2 ]] || usage; venv_root="$2"; shift 2 ;;
     --no-venv) use_venv=0; shift ;;
     -h|--help) usage ;;
-    all) folders+=(indicators signals backtest funds dca_fx evaluate market_files); shift ;;
-    indicators|signals|backtest|funds|dca_fx|evaluate|market_files) folders+=("${1%/}"); shift ;;
+    all) folders+=(indicators signals backtest orders funds dca_fx evaluate market_files); shift ;;
+    indicators|signals|backtest|orders|funds|dca_fx|evaluate|market_files) folders+=("${1%/}"); shift ;;
     *) echo "unknown folder or option: $1" >&2; usage ;;
   esac
 done

@@ -27,7 +27,8 @@ struct BacktestRequestTests {
     @Test("each strategy kind builds the strategy of its name with the resolved parameters")
     func strategies() throws {
         for kind in StrategyKind.allCases {
-            #expect(try BacktestRequest(strategy: kind).makeStrategy().name == kind.rawValue)
+            // rebalance has no default weights: the request names them.
+            #expect(try BacktestRequest(strategy: kind, rebalanceWeights: kind == .rebalance ? "A=1" : nil).makeStrategy().name == kind.rawValue)
         }
         let rsi = try #require(try BacktestRequest(strategy: .rsi, rsiPeriod: 9, rsiUpper: 80).makeStrategy() as? RSIStrategy)
         #expect(rsi.period == 9 && rsi.lower == 30 && rsi.upper == 80)

@@ -39,6 +39,8 @@ struct SentioStrategyTests {
                 let target = entrySignal.profitTarget
                 #expect(series.high[t.exitBar] >= target)
                 expectClose(t.exitPrice, max(series.open[t.exitBar], target), relative: 1e-12)
+            case .liquidation:
+                Issue.record("a long-only run is never liquidated (trade \(t))")
             }
         }
         // Each BUY signal of a flat symbol became an order: count BUY signals seen while flat.

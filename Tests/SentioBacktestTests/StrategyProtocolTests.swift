@@ -189,7 +189,8 @@ struct StrategyProtocolTests {
                 #expect(StrategySpec(try registry.make(spec)) == spec, "\(spec)")
             }
         }
-        for request in StrategyKind.allCases.map({ BacktestRequest(strategy: $0) }) {
+        // rebalance has no default weights: the request names them.
+        for request in StrategyKind.allCases.map({ BacktestRequest(strategy: $0, rebalanceWeights: $0 == .rebalance ? "A=1" : nil) }) {
             #expect(try request.makeStrategy(registry: registry).name == request.strategy.rawValue)
         }
         #expect(throws: BacktestError("RSI period must be >= 1, got 0")) { try registry.make(.rsi(period: 0, lower: 30, upper: 70)) }
@@ -200,7 +201,7 @@ struct StrategyProtocolTests {
         #expect(throws: BacktestError("strategy rsi: missing setting rsi.upper")) {
             try registry.make(StrategySpec(name: "rsi", settings: [("rsi.period", "3"), ("rsi.lower", "2")]))
         }
-        #expect(throws: BacktestError("unknown strategy macd; registered: sentio, rsi, buy-and-hold, dca, ta-cross")) {
+        #expect(throws: BacktestError("unknown strategy macd; registered: sentio, rsi, buy-and-hold, dca, ta-cross, rebalance")) {
             try registry.make(StrategySpec(name: "macd"))
         }
         #expect(throws: BacktestError("a strategy named rsi is already registered")) {

@@ -103,7 +103,13 @@ struct StrategyOptionsTests {
         case .sentio: expectedStrategy = .sentio
         case .buyAndHold: expectedStrategy = .buyAndHold
         case .rsi: expectedStrategy = .rsi(period: o.rsiPeriod ?? 14, lower: o.rsiLower ?? 30, upper: o.rsiUpper ?? 70)
-        case .dca: expectedStrategy = .dca(amount: o.amount ?? 1_000, every: o.every ?? .month, symbols: nil)
+        case .dca:
+            expectedStrategy = .dca(amount: o.amount ?? 1_000, every: o.every.map { ContributionPeriod(rawValue: $0.rawValue)! } ?? .month, symbols: nil)
+        case .rebalance:
+            expectedStrategy = StrategySpec(name: "rebalance", settings: [
+                ("rebalance.weights", RebalanceStrategy.format(try RebalanceStrategy.parseWeights(o.weights!))),
+                ("rebalance.every", o.drift.map { "drift:\($0)" } ?? (o.every ?? .month).rawValue),
+            ])
         case .taCross:
             // The documented default rule; settings as given (the generator gives at most one).
             let settings = try value("--ta-set").map { [try TAParameterSetting(parsing: $0)] } ?? []
