@@ -5,9 +5,9 @@ import Glibc
 import SentioIndicators
 
 /// The head-to-head timing of Sentio's TA-Lib functions (`sentio-dev ta-bench`): every function of
-/// ``TAFunction/all`` with its defaults, in the two shapes of issue 34's speed goal, with the protocol of the
+/// `TAFunction.all` with its defaults, in the two shapes of issue 34's speed goal, with the protocol of the
 /// throughput workloads (inputs built untimed, one untimed warm-up run, the median of `repeats` timed runs of
-/// ``TAFunction/compute(_:)``, each run's outputs released after the clock is read). The harness in
+/// `TAFunction.compute(_:)`, each run's outputs released after the clock is read). The harness in
 /// Benchmarks/compare times TA-Lib on the same inputs and compares the checksums and bit sums.
 public enum TAHeadToHead {
     /// The shape of a run: one long series, or several series one after another.
@@ -52,7 +52,7 @@ public enum TAHeadToHead {
         }
     }
 
-    /// The inputs of both shapes, built once (untimed): ``measure(_:shape:repeats:)`` times one function in one shape.
+    /// The inputs of both shapes, built once (untimed): ``measure(_:shape:repeats:threadClock:)`` times one function in one shape.
     public struct Session: Sendable {
         /// ``Shape/one``: one series; ``Shape/many``: `count` series.
         public let one: [OHLCVSeries], many: [OHLCVSeries]
@@ -73,14 +73,18 @@ public enum TAHeadToHead {
         }
     }
 
-    /// Times `functions` (TA-Lib names; empty: all of ``TAFunction/all``) in `shapes` over `inputs`, every function in
+    /// Times `functions` (TA-Lib names; empty: all of `TAFunction.all`) in `shapes` over `inputs`, every function in
     /// the first shape, then in the next.
     ///
     /// - Parameters:
+    ///   - inputs: where the bars come from (read or generated).
+    ///   - functions: TA-Lib names; empty: every function.
+    ///   - shapes: the shapes to time, in order.
     ///   - oneSize: bars of ``Shape/one``.
     ///   - manySize: bars of each series of ``Shape/many``.
     ///   - count: series of ``Shape/many``.
-    ///   - threadClock: time with the thread's CPU clock (see ``measure(_:_:shape:repeats:threadClock:)``).
+    ///   - threadClock: time with the thread's CPU clock (see ``Session/measure(_:shape:repeats:threadClock:)``).
+    ///   - repeats: timed runs per row (the median is reported).
     ///   - progress: called with each finished row.
     public static func run(
         inputs: BenchInputs, functions: [String], shapes: [Shape], oneSize: Int, manySize: Int, count: Int, repeats: Int,
