@@ -683,6 +683,18 @@ struct SimulationCore: ~Copyable {
         return true
     }
 
+    /// Opens the position of `s` at `step`, long or short: entry step, bar and time; no cost, commission or levels yet.
+    mutating func openPosition(symbol s: Int, step: Int) {
+        entryStep[s] = step
+        entryBar[s] = cursor[s]
+        entryTime[s] = currentTime
+        entryCommission[s] = 0
+        costBasis[s] = 0
+        openCount += 1
+        stopPrice[s] = .nan
+        targetPrice[s] = .nan
+    }
+
     /// Buys `quantity` shares of `s` at `fillPrice` (after slippage) for `notional + commission` of cash: opens the
     /// position (entry step, bar, time; no levels) or adds a lot to it (the entry price becomes the share-weighted
     /// average `costBasis / shares`). Returns whether it opened the position.
@@ -690,16 +702,7 @@ struct SimulationCore: ~Copyable {
         cash -= notional + commission
         commissionsPaid += commission
         let isFirstLot = shares[s] == 0
-        if isFirstLot {
-            entryStep[s] = step
-            entryBar[s] = cursor[s]
-            entryTime[s] = currentTime
-            entryCommission[s] = 0
-            costBasis[s] = 0
-            openCount += 1
-            stopPrice[s] = .nan
-            targetPrice[s] = .nan
-        }
+        if isFirstLot { openPosition(symbol: s, step: step) }
         shares[s] += quantity
         costBasis[s] += notional
         entryPrice[s] = isFirstLot ? fillPrice : costBasis[s] / shares[s]

@@ -424,16 +424,7 @@ extension SimulationCore {
         cancelSiblings(of: o, step: step)
         cash += proceeds - commission
         commissionsPaid += commission
-        if shares[s] == 0 {
-            entryStep[s] = step
-            entryBar[s] = cursor[s]
-            entryTime[s] = currentTime
-            entryCommission[s] = 0
-            costBasis[s] = 0
-            openCount += 1
-            stopPrice[s] = .nan
-            targetPrice[s] = .nan
-        }
+        if shares[s] == 0 { openPosition(symbol: s, step: step) }
         shares[s] -= quantity
         costBasis[s] -= proceeds
         entryPrice[s] = costBasis[s] / shares[s]
