@@ -206,13 +206,8 @@ public final class StrategyRegistry: @unchecked Sendable {
             settingKeys: ["ta-cross.rule", "ta-cross.parameters"]
         ) { inputs in
             let rule = try inputs.text("ta-cross.rule"), parameters = try inputs.text("ta-cross.parameters")
-            let lineName = rule.split(separator: ">").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             do throws(TAFunctionError) {
-                guard let descriptor = TAFunction.column(named: lineName)?.descriptor else {
-                    return try TACrossStrategy(rule: rule)  // throws the rule's own message
-                }
-                let function = try TAFunction(descriptor.name, parametersText: parameters)
-                return try TACrossStrategy(rule: rule, function: function)
+                return try TACrossStrategy(rule: rule, parametersText: parameters)
             } catch {
                 throw BacktestError("strategy ta-cross: \(error.description)")
             }

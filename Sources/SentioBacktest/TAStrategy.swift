@@ -134,16 +134,31 @@ extension TACrossStrategy {
     /// - Throws: `TAFunctionError` for a malformed rule, an unknown column, a reference of another function, the
     ///   line as its own reference, a setting of another function, an unknown parameter or a value out of range.
     public init(rule text: String, settings: [TAParameterSetting] = []) throws(TAFunctionError) {
-        let lineName = try Self.split(text).0
-        guard let descriptor = TAFunction.column(named: lineName)?.descriptor else { throw Self.unknownColumn(lineName, in: text) }
+        let descriptor = try Self.descriptor(ofRule: text)
         for s in settings where s.function != descriptor.name {
             throw TAFunctionError("\(s.text) sets \(s.function), not the rule's function \(descriptor.name)")
         }
         try self.init(rule: text, function: TAFunction(descriptor.name, settings: settings))
     }
 
-    /// The strategy of a rule (``rule``'s form) on `function` (the registry's form: `ta-cross.rule` with
-    /// `ta-cross.parameters`).
+    /// The strategy of a rule (``rule``'s form) with every parameter of its function as `parametersText`
+    /// (`TAFunction.parametersText`'s form): what the registry builds from `ta-cross.rule` and `ta-cross.parameters`.
+    ///
+    /// - Throws: `TAFunctionError` for a malformed rule or parameters, an unknown column or parameter, a value out of
+    ///   range.
+    public init(rule text: String, parametersText: String) throws(TAFunctionError) {
+        let descriptor = try Self.descriptor(ofRule: text)
+        try self.init(rule: text, function: TAFunction(descriptor.name, parametersText: parametersText))
+    }
+
+    /// The function whose column the rule's line names.
+    private static func descriptor(ofRule text: String) throws(TAFunctionError) -> TAFunctionDescriptor {
+        let lineName = try split(text).0
+        guard let descriptor = TAFunction.column(named: lineName)?.descriptor else { throw unknownColumn(lineName, in: text) }
+        return descriptor
+    }
+
+    /// The strategy of a rule (``rule``'s form) on `function`.
     ///
     /// - Throws: `TAFunctionError` for a malformed rule or columns that are not `function`'s.
     public init(rule text: String, function: TAFunction) throws(TAFunctionError) {
